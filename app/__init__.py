@@ -1,0 +1,1 @@
+"""changpai user-facing entry points: the CLI and the Streamlit page. Thin wiring only."""

@@ -1,0 +1,56 @@
+"""`changpai` command line. Each sub-command lives in its own small module; imports are lazy so
+`changpai score-hand` starts fast and never loads OpenCV or a model."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# sub-command -> module under app.commands (each has add_arguments(parser) and run(args) -> int)
+COMMANDS = {
+    "score-hand": ("score_hand", "score a hand written in notation or a hand file (JSON)"),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="changpai",
+        description="Nantong long cards (南通长牌): score hands from photos or notation.",
+    )
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (mod, help_text) in COMMANDS.items():
+        sp = sub.add_parser(name, help=help_text, description=help_text)
+        importlib.import_module(f"app.commands.{mod}").add_arguments(sp)
+        sp.set_defaults(_module=mod)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "_module", None):
+        parser.print_help()
+        return 2
+    module = importlib.import_module(f"app.commands.{args._module}")
+    from scoring.errors import HandError
+
+    try:
+        return int(module.run(args) or 0)
+    except HandError as e:
+        print(f"changpai: {e}", file=sys.stderr)
+        return 2
+    except UserError as e:
+        print(f"changpai: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("changpai: interrupted.", file=sys.stderr)
+        return 130
+
+
+class UserError(Exception):
+    """A problem with what the user asked for, said in one sentence."""
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,106 @@
+"""`changpai score-hand`: score a hand from notation or a hand file."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from scoring import build_hand, load_hand_file, score_dict, score_hand
+from scoring.errors import HandError
+from scoring.rulesets import EVENTS, OPTIONS, RULESETS
+
+from ..render_text import render_result
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("notation", nargs="?", help="concealed cards incl. the winning card, e.g. '123t 456t 9b 9b'")
+    p.add_argument("--file", help="hand file (JSON): one hand or a list of hands")
+    p.add_argument("--jiang", default="", help="flipped 将 card(s), e.g. 2t,3w")
+    p.add_argument("--pong", action="append", default=[], metavar="CARDS", help="a declared pong, e.g. 555b")
+    p.add_argument("--kong", action="append", default=[], metavar="CARDS", help="an exposed quad 明杠, e.g. 5w5w5w5w or 5555w")
+    p.add_argument("--concealed-kong", action="append", default=[], metavar="CARDS", help="a declared 后摸 quad")
+    p.add_argument("--dealt-kong", action="append", default=[], metavar="CARDS", help="a declared 起手 quad (龙)")
+    p.add_argument("--from-deal", default="", help="kinds held since the deal (起手), e.g. 3b,hh")
+    p.add_argument("--win", help="the winning card; 'any' for a win whose card is unknown")
+    p.add_argument("--tsumo", action="store_true", help="self-drawn win (自摸)")
+    p.add_argument("--dealer", action="store_true", help="the player is the dealer (庄)")
+    p.add_argument("--event", action="append", default=[], choices=EVENTS, help="天成 地胡 天听 折庄 海底 杠开 …")
+    p.add_argument("--ruleset", default="nantong-double", choices=list(RULESETS))
+    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                   help="ruleset option: " + ", ".join(OPTIONS))
+    p.add_argument("--all", action="store_true", help="list every legal reading")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("--en", action="store_true", help="English labels")
+
+
+def _option_value(text: str):
+    low = text.lower()
+    if low in ("true", "yes", "on", "1"):
+        return True
+    if low in ("false", "no", "off", "0"):
+        return False
+    return text
+
+
+def _parse_options(pairs: list[str]) -> dict:
+    out = {}
+    for pair in pairs:
+        if "=" not in pair:
+            raise HandError(f"An option is KEY=VALUE, e.g. discard_triplet=pong, not {pair!r}.")
+        k, v = pair.split("=", 1)
+        out[k.strip()] = _option_value(v.strip())
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.file and args.notation:
+        raise HandError("Give either the hand's notation or --file, not both.")
+    results = []
+    if args.file:
+        path = Path(args.file)
+        if not path.is_file():
+            raise HandError(f"No hand file at {path}.")
+        for i, d in enumerate(load_hand_file(path.read_text(encoding="utf-8"))):
+            try:
+                res = score_dict(d, args.all)
+            except HandError as e:
+                raise HandError(f"Hand {i + 1} in {path.name}: {e}") from None
+            results.append((d, res))
+    else:
+        if not args.notation:
+            raise HandError("Give the hand, e.g. changpai score-hand \"123t 456t … 9b 9b\" --jiang 2t,3w --win 9b.")
+        declared = [(c, "pong") for c in args.pong] + [(c, "exposed_kong") for c in args.kong]
+        declared += [(c, "concealed_kong") for c in args.concealed_kong]
+        declared += [(c, "dealt_kong") for c in args.dealt_kong]
+        win = None if args.win in (None, "any") else args.win
+        is_win = True if args.win == "any" else None
+        hand = build_hand(concealed=args.notation, jiang=args.jiang, declared=declared,
+                          ruleset=args.ruleset, options=_parse_options(args.option),
+                          from_deal=args.from_deal, win=win, is_win=is_win, self_drawn=args.tsumo,
+                          dealer=args.dealer, events=args.event)
+        res = score_hand(hand, args.all)
+        if args.win is None and "tian_cheng" not in args.event:
+            res.notes.append("No --win given: scored as a hand that did not win "
+                             "(--win CODE, or --win any for a win whose card is unknown).")
+        results.append((None, res))
+    if args.json:
+        out = []
+        for d, res in results:
+            rd = res.to_dict(with_readings=args.all)
+            if d and "expected_total" in d:
+                rd["expected_total"] = d["expected_total"]
+            if d and "name" in d:
+                rd["name"] = d["name"]
+            out.append(rd)
+        json.dump(out[0] if len(out) == 1 and not args.file else out, sys.stdout, ensure_ascii=False, indent=2)
+        print()
+    else:
+        for n, (d, res) in enumerate(results):
+            if n:
+                print()
+            if d and d.get("name"):
+                print(f"# {d['name']}")
+            print(render_result(res, english=args.en, all_readings=args.all))
+    return 0

@@ -1,0 +1,444 @@
+"""The hu breakdown of a hand (RULES.md R4–R7, R11): group points, 底胡, bonuses, type, doublings.
+
+Every breakdown is a list of items whose points add up to the total exactly: group points, the
+rounding of 底胡, 成胡 and the bonuses, then each doubling as the points it adds, then the final
+rounding. Each item cites its RULES.md section.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from .cards import CODES, INDEX, N_PLAIN, NAMES_ZH, format_cards, rank_of
+from .hand import Hand
+from .readings import Group, readings
+from .rulesets import LAO_JIANG_DOUBLE
+
+K_1B, K_2B, K_3B = INDEX["1b"], INDEX["2b"], INDEX["3b"]
+THREE_OLD = (INDEX["qz"], INDEX["hh"], INDEX["bh"])
+WENQIAN_BONUS = {0: 0, 1: 20, 2: 50, 3: 100, 4: 100}  # R6.3: four count as three
+XI_ER_POINTS = {0: 0, 1: 10, 2: 30, 3: 50, 4: 70, 5: 100}  # R7
+TYPE_ORDER = {"qing": 0, "piao": 1, "ta": 2}
+TYPE_ZH = {"qing": "清胡", "piao": "飘胡", "ta": "塌胡"}
+TYPE_EN = {"qing": "qing hu (all sequences)", "piao": "piao hu (all triplets)", "ta": "ta hu (mixed)"}
+UNITS_ZH = {1: "碰", 2: "暗克", 4: "明杠", 6: "后摸", 8: "起手"}
+
+
+def ceil10(x: int) -> int:
+    """R6.2/R6.6: round up to a multiple of 10 (0 stays 0)."""
+    return -(-x // 10) * 10
+
+
+@dataclass
+class Item:
+    key: str
+    label: str  # Chinese first
+    label_en: str
+    points: int  # what this line adds to the total; all items add up to the total
+    rule: str  # RULES.md section
+    detail: str = ""
+
+
+@dataclass
+class Meld:
+    cards: list[str]
+    shape: str  # seq | pair | trip | quad | two
+    how: str  # declared how, or "concealed"
+    points: int = 0
+    wilds: int = 0
+
+    @property
+    def label(self) -> str:
+        return format_cards(self.cards)
+
+
+@dataclass
+class Reading:
+    hand_type: str | None
+    melds: list[Meld]
+    items: list[Item]
+    total: int
+    group_points: int
+    di_hu: int
+    win_in: str | None = None  # how the winning card was placed: 吊头 / 丫子 / 拖尾 / …
+
+
+@dataclass
+class ScoreResult:
+    ruleset: str
+    jiang: list[str]
+    jiang_name: str
+    is_win: bool
+    hand_type: str | None
+    total: int
+    items: list[Item]
+    readings: int
+    best: Reading
+    group_points: int
+    di_hu: int
+    notes: list[str] = field(default_factory=list)
+    all_readings: list[Reading] = field(default_factory=list)
+
+    @property
+    def hand_type_zh(self) -> str | None:
+        return TYPE_ZH.get(self.hand_type) if self.hand_type else None
+
+    def to_dict(self, with_readings: bool = False) -> dict[str, Any]:
+        d = {
+            "ruleset": self.ruleset,
+            "jiang": self.jiang,
+            "jiang_name": self.jiang_name,
+            "is_win": self.is_win,
+            "hand_type": self.hand_type,
+            "hand_type_zh": self.hand_type_zh,
+            "total": self.total,
+            "group_points": self.group_points,
+            "di_hu": self.di_hu,
+            "items": [asdict(i) for i in self.items],
+            "melds": [asdict(m) for m in self.best.melds],
+            "readings": self.readings,
+            "notes": self.notes,
+        }
+        if with_readings:
+            d["all_readings"] = [
+                {"hand_type": r.hand_type, "total": r.total,
+                 "melds": [m.label + f" ({m.shape})" for m in r.melds]}
+                for r in self.all_readings
+            ]
+        return d
+
+
+def jiang_name(hand: Hand) -> str:
+    """R4's names of the flip configurations."""
+    codes = [CODES[j] for j in hand.jiang]
+    if hand.ruleset.n_jiang == 1:
+        return f"单将 {' '.join(NAMES_ZH[c] for c in codes)}"
+    a, b = hand.jiang
+    lao = [j in LAO_JIANG_DOUBLE for j in hand.jiang]
+    if all(lao):
+        return "双龙会"
+    if any(lao):
+        return "半边将"
+    if rank_of(a) is not None and rank_of(a) == rank_of(b):
+        return "双将"
+    return "普通将"
+
+
+class _Scorer:
+    """Scores one hand; holds the per-hand tables so each reading costs little."""
+
+    def __init__(self, hand: Hand):
+        self.hand = hand
+        self.rs = hand.ruleset
+        self.u = self.rs.unit_values(list(hand.jiang))
+        self.flips = hand.flips
+        self.fd = hand.from_deal
+
+    # --- R4 units -------------------------------------------------------------------------------
+    def conc_units(self, k: int, n: int) -> int:
+        """Units of n equal concealed cards held as a group (trip, quad, flipped-kind group)."""
+        f = self.flips[k]
+        if f == 0 and n == 3:
+            return 2
+        # a quad, or the remaining copies of a flipped kind: 后摸 6, 起手 8
+        return 8 if k in self.fd else 6
+
+    def decl_units(self, k: int, how: str) -> int:
+        if how == "pong":
+            return 2 if self.flips[k] == 1 else 1
+        if how == "exposed_kong":
+            return 4
+        if how == "dealt_kong" or k in self.fd:
+            return 8
+        return 6
+
+    def group_item(self, k: int, units: int, what: str, rule: str = "R4", key: str = "group") -> Item:
+        code = CODES[k]
+        pts = units * self.u[k]
+        kind = "将 group" if self.flips[k] else what
+        return Item(key, f"{what} {NAMES_ZH[code]}", f"{kind} {code}", pts, rule,
+                    f"u={self.u[k]} × {units} units")
+
+    # --- non-winning hands -------------------------------------------------------------------
+    def counted_groups(self, conc: list[int]) -> list[tuple[int, int, str]]:
+        """(kind, units, label) for concealed kinds that form groups by count (R6 note, R11)."""
+        out = []
+        for k in range(N_PLAIN):
+            n = conc[k]
+            f = self.flips[k]
+            if (f == 0 and n in (3, 4)) or (f == 1 and n == 3) or (f == 2 and n == 2):
+                units = self.conc_units(k, n)
+                label = "暗克" if units == 2 else ("起手" if units == 8 else "后摸")
+                out.append((k, units, label))
+        return out
+
+    def declared_items(self) -> list[Item]:
+        items = []
+        for d in self.hand.declared:
+            units = self.decl_units(d.kind, d.how)
+            zh = {1: "碰", 2: "碰(将)", 4: "明杠", 6: "暗杠", 8: "起手龙"}[units]
+            items.append(self.group_item(d.kind, units, zh))
+        return items
+
+    def three_old(self, groups: list[tuple[int, int, Item]]) -> Item | None:
+        """R6.1 三老会齐: groups of 3–4 physical cards of each of qz hh bh double (R11)."""
+        by_kind = {}
+        for k, ncards, item in groups:
+            if k in THREE_OLD and ncards >= 3:
+                by_kind.setdefault(k, []).append(item)
+        if len(by_kind) < 3:
+            return None
+        extra = sum(i.points for k in THREE_OLD for i in by_kind[k])
+        return Item("san_lao", "三老会齐 ×2", "three old generals doubled", extra, "R6.1")
+
+    def not_a_win(self) -> Reading:
+        h = self.hand
+        items = self.declared_items()
+        groups = [(d.kind, d.n, it) for d, it in zip(h.declared, items, strict=False)]
+        for k, units, label in self.counted_groups(list(h.concealed)):
+            it = self.group_item(k, units, label)
+            items.append(it)
+            groups.append((k, h.concealed[k], it))
+        so = self.three_old(groups)
+        if so:
+            items.append(so)
+        raw = sum(i.points for i in items)
+        di = ceil10(raw)
+        if di != raw:
+            items.append(Item("round", "底胡进整", "group points rounded up", di - raw, "R6.2"))
+        melds = [Meld([d.code] * d.n, "quad" if d.n == 4 else "trip", d.how) for d in h.declared]
+        return Reading(None, melds, items, di, raw, di)
+
+    # --- winning hands -----------------------------------------------------------------------
+    def score_reading(self, groups: tuple[Group, ...], place: int | None) -> Reading:
+        """Score one reading; ``place`` is the index of the concealed group holding the win card."""
+        h, rs, _u = self.hand, self.rs, self.u
+        conc_groups = [g for g in groups]
+        nseq = sum(1 for g in conc_groups if g[0] == "seq")
+        n_wq = sum(1 for g in conc_groups if g[0] == "seq" and g[1] == K_1B)
+        if nseq == 7:
+            htype = "qing"
+        elif nseq == n_wq:
+            htype = "piao"
+        else:
+            htype = "ta"
+        no_pts_wild = rs.wilds and rs.option("wild_groups") == "no_points"
+        win_as_pong = (
+            place is not None and not h.self_drawn and rs.option("discard_triplet") == "pong"
+            and conc_groups[place][0] == "trip"
+        )
+        items: list[Item] = []
+        melds: list[Meld] = []
+        three_old_groups: list[tuple[int, int, Item]] = []
+        decl_items = self.declared_items()
+        for d, it in zip(h.declared, decl_items, strict=False):
+            melds.append(Meld([d.code] * d.n, "quad" if d.n == 4 else ("two" if d.n == 2 else "trip"),
+                              d.how, it.points))
+        conc_items: list[tuple[int, int, Item]] = []
+        for gi, (shape, k, wl) in enumerate(conc_groups):
+            n = {"seq": 3, "pair": 2, "trip": 3, "quad": 4, "two": 2}[shape]
+            cards = [CODES[k + j] for j in range(3)] if shape == "seq" else [CODES[k]] * n
+            pts = 0
+            if shape in ("trip", "quad", "two"):
+                if gi == place and win_as_pong:
+                    units = 2 if self.flips[k] == 1 else 1
+                    it = self.group_item(k, units, "碰(点炮)")
+                else:
+                    units = self.conc_units(k, n)
+                    it = self.group_item(k, units, {2: "暗克", 6: "后摸", 8: "起手"}[units])
+                if no_pts_wild and wl:
+                    it.points = 0
+                    it.detail += " (wild: no points, option wild_groups)"
+                pts = it.points
+                conc_items.append((k, n, it))
+            melds.append(Meld(cards, shape, "concealed", pts, wl))
+        conc_counts = [0] * N_PLAIN
+        for shape, k, _ in conc_groups:
+            if shape == "seq":
+                for j in range(3):
+                    conc_counts[k + j] += 1
+            else:
+                conc_counts[k] += {"pair": 2, "trip": 3, "quad": 4, "two": 2}[shape]
+
+        if htype == "qing":
+            # R6.1 把子 / R11: 底胡 of a 清胡 comes from 把子 alone
+            for k, units, _ in self.counted_groups(conc_counts):
+                items.append(self.group_item(k, units, "把子", "R6.1", "ba_zi"))
+        else:
+            items.extend(decl_items)
+            items.extend(it for _, _, it in conc_items)
+            three_old_groups = [(d.kind, d.n, it) for d, it in zip(h.declared, decl_items, strict=False)] + conc_items
+            so = self.three_old(three_old_groups)
+            if so:
+                items.append(so)
+            if n_wq >= 3:  # R6.1 三文钱, R11
+                for k in (K_1B, K_2B, K_3B):
+                    if self.flips[k] < 2:
+                        it = self.group_item(k, self.conc_units(k, 3), "三文钱", "R6.1", "san_wen_qian")
+                        items.append(it)
+            if rs.option("bazi_outside_qing"):
+                held = {k for k, _, _ in conc_items}
+                for k, units, _ in self.counted_groups(conc_counts):
+                    if k not in held:
+                        items.append(self.group_item(k, units, "把子", "R6.1 (option)", "ba_zi"))
+        raw = sum(i.points for i in items)
+        di = ceil10(raw)
+        if di != raw:
+            items.append(Item("round", "底胡进整", "group points rounded up", di - raw, "R6.2"))
+
+        # R6.4 base of the type
+        if htype == "qing":
+            q = rs.qing_base
+            items.append(Item("qing", f"清胡 +{q}", f"qing hu base {q} (成胡 20 + {q - 20})", q, "R6.4"))
+        else:
+            items.append(Item("cheng", "成胡", "won hand", 20, "R6.4"))
+            if htype == "piao" and rs.piao_extra:
+                items.append(Item("piao", "飘胡", "piao hu", rs.piao_extra, "R6.4"))
+        # R6.3 bonuses
+        if h.self_drawn:
+            items.append(Item("zimo", "自摸", "self-drawn", 10, "R6.3"))
+        win_in = None
+        if place is not None:
+            shape, k, _ = conc_groups[place]
+            w = h.win_card
+            if shape == "pair":
+                win_in = "吊头"
+                items.append(Item("shape", "吊头", "winning card completes the pair", 10, "R6.3"))
+            elif shape == "seq":
+                pos = w - k
+                if pos == 1:
+                    win_in = "丫子"
+                    items.append(Item("shape", "丫子", "winning card in the middle", 10, "R6.3"))
+                elif (pos == 2 and k % 9 == 0) or (pos == 0 and k % 9 == 6):
+                    win_in = "拖尾"
+                    items.append(Item("shape", "拖尾", "winning 3 of 123 / 7 of 789", 10, "R6.3"))
+                else:
+                    win_in = "两头"
+            else:
+                win_in = {"trip": "坎", "quad": "杠", "two": "将"}[shape]
+        if "gang_kai" in h.events:
+            items.append(Item("gang_kai", "杠开", "won on a quad's replacement", 10, "R6.3"))
+        if n_wq:
+            name = {1: "单文钱", 2: "双文钱", 3: "三文钱", 4: "四文钱(算三)"}[n_wq]
+            items.append(Item("wen_qian", name, f"{n_wq} × 1b2b3b", WENQIAN_BONUS[n_wq], "R6.3"))
+        n_extra = 0
+        if rs.option("xi_er"):  # R7 喜儿
+            n_extra = sum(self.hand.concealed[N_PLAIN:])
+            pts = XI_ER_POINTS[n_extra]
+            if n_extra == 5 and all(k in self.fd for k in range(N_PLAIN, N_PLAIN + 5)):
+                pts = 200
+            if any(j >= N_PLAIN for j in h.jiang):
+                pts *= 2
+            if pts:
+                items.append(Item("xi_er", f"喜儿 ×{n_extra}", f"{n_extra} bonus extras", pts, "R7"))
+        total = sum(i.points for i in items)
+
+        def double(key: str, zh: str, en: str, rule: str, factor: int = 2) -> None:
+            nonlocal total
+            items.append(Item(key, f"{zh} ×{factor}", en, total * (factor - 1), rule))
+            total *= factor
+
+        if htype == "piao":
+            double("piao_x2", "飘胡", "piao hu doubled", "R6.4" if rs.piao_extra else "R7")
+            claimed = any(d.how in ("pong", "exposed_kong") for d in h.declared) or win_as_pong
+            if not claimed:
+                double("men_piao", "闷飘", "all-concealed piao", "R6.5")
+        for ev, zh, en in (("tian_cheng", "天成", "dealer won on the deal"),
+                           ("di_hu", "地胡", "won on the dealer's first discard"),
+                           ("tian_ting", "天听", "declared ready before the first discard"),
+                           ("zhe_zhuang", "折庄", "zhe zhuang"),
+                           ("hai_di", "海底捞月", "won on the last card")):
+            if ev in h.events:
+                double(ev, zh, en, "R6.5")
+        if rs.yi_hu_tou and self.yi_hu_tou(conc_counts, conc_items, decl_items):
+            double("yi_hu_tou", "一胡头儿", "only one 1-point pong", "R7")
+        if rs.option("xi_er") and n_extra == 0:
+            if any(j >= N_PLAIN for j in h.jiang):
+                double("qiong_qiong_hen", "穷穷狠", "no extras held, extra flipped", "R7", 4)
+            else:
+                double("qiong_hen_x2", "穷狠", "no extras held", "R7")
+        if "qiong_hen" in h.events:  # R7 option: the hand scores 300
+            items.append(Item("qiong_hen", "穷狠 = 300", "no pair and no triplet dealt: 300",
+                              300 - total, "R7"))
+            total = 300
+        final = ceil10(total)
+        if final != total:
+            items.append(Item("round_final", "进整", "total rounded up", final - total, "R6.6"))
+        return Reading(htype, melds, items, final, raw, di, win_in)
+
+    def yi_hu_tou(self, conc_counts: list[int], conc_items: list, decl_items: list[Item]) -> bool:
+        """R7/R11 一胡头儿: the only triplet-or-quad is one declared pong worth 1."""
+        if conc_items or len(decl_items) != 1:
+            return False
+        d = self.hand.declared[0]
+        if d.how != "pong" or decl_items[0].points != 1:
+            return False
+        return all(n < 3 for n in conc_counts)
+
+    def best(self, want_all: bool = False) -> tuple[Reading | None, int, list[Reading]]:
+        h = self.hand
+        conc = list(h.concealed)
+        wild_n = sum(conc[N_PLAIN:]) if self.rs.wilds else 0
+        conc_nat = conc  # extras: wild in rugao, 喜儿 standing aside otherwise (R7, R8)
+        held = [0] * N_PLAIN
+        for k in range(N_PLAIN):
+            held[k] = conc_nat[k]
+        for d in h.declared:
+            held[d.kind] += d.n
+        room = [4 - self.flips[k] - held[k] for k in range(N_PLAIN)]
+        n_groups = 7 - len(h.declared)
+
+        def wild_value(k: int, size: int) -> int:
+            return self.conc_units(k, size) * self.u[k] if size >= 3 or self.flips[k] == 2 else 0
+
+        rds = readings(conc_nat[:N_PLAIN], wild_n, n_groups, self.flips, room, wild_value)
+        best: Reading | None = None
+        best_key = None
+        scored: list[Reading] = []
+        for groups in rds:
+            places: list[int | None] = []
+            if h.win_card is not None and h.win_card < N_PLAIN:
+                w = h.win_card
+                seen = set()
+                for gi, (shape, k, _) in enumerate(groups):
+                    if (shape == "seq" and k <= w <= k + 2) or (shape != "seq" and k == w):
+                        if (shape, k) not in seen:
+                            seen.add((shape, k))
+                            places.append(gi)
+            if not places:
+                places = [None]
+            reading_best = None
+            for p in places:
+                r = self.score_reading(groups, p)
+                if reading_best is None or r.total > reading_best.total:
+                    reading_best = r
+            assert reading_best is not None
+            scored.append(reading_best)
+            key = (reading_best.total, -TYPE_ORDER[reading_best.hand_type])
+            if best_key is None or key > best_key:
+                best, best_key = reading_best, key
+        if want_all:
+            scored.sort(key=lambda r: (-r.total, TYPE_ORDER[r.hand_type]))
+        return best, len(rds), scored if want_all else []
+
+
+def score_hand(hand: Hand, all_readings: bool = False) -> ScoreResult:
+    """Score a validated hand: the best reading of a win, or the group points of a hand that is not."""
+    sc = _Scorer(hand)
+    notes: list[str] = []
+    jn = jiang_name(hand)
+    codes = [CODES[j] for j in hand.jiang]
+    if hand.is_win:
+        best, n, scored = sc.best(all_readings)
+        if best is not None:
+            if hand.win_card is None and "tian_cheng" not in hand.events:
+                notes.append("Winning card not given: no 丫子/拖尾/吊头 bonus counted.")
+            return ScoreResult(hand.ruleset.name, codes, jn, True, best.hand_type, best.total,
+                               best.items, n, best, best.group_points, best.di_hu, notes, scored)
+        notes.append("These cards do not form a winning hand (one pair and seven groups, R5); "
+                     "scored as a hand that did not win.")
+    nw = sc.not_a_win()
+    return ScoreResult(hand.ruleset.name, codes, jn, False, None, nw.total, nw.items, 0, nw,
+                       nw.group_points, nw.di_hu, notes, [])
+

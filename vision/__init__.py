@@ -1,0 +1,1 @@
+"""changpai.vision — card detection and classification, synthetic data, training, labelling."""
