@@ -10,6 +10,7 @@ import sys
 # sub-command -> module under app.commands (each has add_arguments(parser) and run(args) -> int)
 COMMANDS = {
     "score-hand": ("score_hand", "score a hand written in notation or a hand file (JSON)"),
+    "bench-score": ("bench_score", "benchmark the rules engine (hands/second, worst case)"),
 }
 
 

@@ -53,6 +53,7 @@ def is_extra(k: int) -> bool:
     return k >= N_PLAIN
 
 
+_SEP = re.compile(r"[\s,，、;；]+")
 _SHORTHAND = re.compile(r"^([1-9]+)([tbw])$")
 _ZH_TOKEN = re.compile("|".join(sorted(map(re.escape, _ALIASES_ZH), key=len, reverse=True)))
 
@@ -65,14 +66,20 @@ def parse_cards(text: str | list[str] | tuple[str, ...]) -> list[str]:
     """
     tokens: list[str] = []
     if isinstance(text, str):
-        tokens = [t for t in re.split(r"[\s,，、;；]+", text.strip()) if t]
+        tokens = [t for t in _SEP.split(text.strip()) if t]
     else:
         for part in text:
             if not isinstance(part, str):
                 raise HandError(f"A card must be written as text, not {part!r}.")
-            tokens.extend(t for t in re.split(r"[\s,，、;；]+", part.strip()) if t)
+            if part in INDEX:  # the common case: one code per list item
+                tokens.append(part)
+            else:
+                tokens.extend(t for t in _SEP.split(part.strip()) if t)
     out: list[str] = []
     for tok in tokens:
+        if tok in INDEX:
+            out.append(tok)
+            continue
         low = tok.lower()
         if low in INDEX:
             out.append(low)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from types import MappingProxyType
 from typing import Any
 
@@ -81,14 +82,13 @@ class Ruleset:
     def uses_extras(self) -> bool:
         return self.wilds or bool(self.option("xi_er"))
 
-    def unit_values(self, jiang: list[int]) -> list[int]:
+    def unit_values(self, jiang: tuple[int, ...]) -> list[int]:
         """u(card) for all 35 kinds given the flipped kinds (R4)."""
-        if self.single_u:
-            return _u_single(jiang)
-        return _u_double(jiang)
+        return list(_u_single(tuple(jiang)) if self.single_u else _u_double(tuple(jiang)))
 
 
-def _u_double(jiang: list[int]) -> list[int]:
+@lru_cache(maxsize=1024)
+def _u_double(jiang: tuple[int, ...]) -> tuple[int, ...]:
     """R4 double: u = 2·2^hits (ordinary) or 4·2^hits (老将); hits = flips in the card's 将 group."""
 
     def group(k: int) -> str:
@@ -104,10 +104,11 @@ def _u_double(jiang: list[int]) -> list[int]:
         hits = groups.count(g)
         base = 4 if g == "lao" else 2
         u.append(base << hits)
-    return u
+    return tuple(u)
 
 
-def _u_single(jiang: list[int]) -> list[int]:
+@lru_cache(maxsize=1024)
+def _u_single(jiang: tuple[int, ...]) -> tuple[int, ...]:
     """R4 single: ordinary 1; ranks 1/9 and the flipped family 4; qz hh bh 4, or 8 on a 老将 flip."""
     flip_lao = any(j in LAO_JIANG_SINGLE for j in jiang)
     families = {rank_of(j) % 3 for j in jiang if rank_of(j) is not None}
@@ -122,7 +123,7 @@ def _u_single(jiang: list[int]) -> list[int]:
             u.append(4)
         else:
             u.append(1)
-    return u
+    return tuple(u)
 
 
 RULESETS: dict[str, Ruleset] = {

@@ -131,7 +131,7 @@ class _Scorer:
     def __init__(self, hand: Hand):
         self.hand = hand
         self.rs = hand.ruleset
-        self.u = self.rs.unit_values(list(hand.jiang))
+        self.u = self.rs.unit_values(hand.jiang)
         self.flips = hand.flips
         self.fd = hand.from_deal
 
