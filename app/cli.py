@@ -10,6 +10,8 @@ import sys
 # sub-command -> module under app.commands (each has add_arguments(parser) and run(args) -> int)
 COMMANDS = {
     "score-hand": ("score_hand", "score a hand written in notation or a hand file (JSON)"),
+    "synth": ("synth", "render synthetic card photos with labels (detect, classify, hands)"),
+    "train": ("train", "train the card detector or classifier (CPU, resumable)"),
     "bench-score": ("bench_score", "benchmark the rules engine (hands/second, worst case)"),
 }
 

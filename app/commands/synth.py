@@ -1,0 +1,52 @@
+"""`changpai synth`: render synthetic long-card photos and labels."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+from ..cli import UserError
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--out", required=True, help="output folder")
+    p.add_argument("--n", type=int, required=True, help="number of images (scenes)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--kind", default="detect", choices=["detect", "classify", "hands"],
+                   help="detect: scenes + OBB labels; classify: card crops per class; hands: winning-hand scenes + totals")
+    p.add_argument("--styles", default="classic,bold,fine,folk",
+                   help="deck style families, comma-separated (classic, bold, fine, folk; holdout is kept out of training)")
+    p.add_argument("--faces", help="folder of your own deck's faces: FACES/<code>/*.jpg")
+    p.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    p.add_argument("--val-frac", type=float, default=0.1, help="share of images in the val split")
+    p.add_argument("--size", default="1280x960", help="image size WxH (landscape; portrait scenes swap it)")
+    p.add_argument("--force", action="store_true", help="write into a non-empty folder made otherwise")
+
+
+def run(args: argparse.Namespace) -> int:
+    from vision.synth import Job, SynthError
+    from vision.synth import run as synth_run
+
+    try:
+        w, h = (int(v) for v in args.size.lower().split("x"))
+    except ValueError:
+        raise UserError(f"--size is WIDTHxHEIGHT, e.g. 1280x960, not {args.size!r}.") from None
+    if not (64 <= w <= 8000 and 64 <= h <= 8000):
+        raise UserError("--size must be between 64 and 8000 pixels a side.")
+    if args.workers < 1:
+        raise UserError("--workers must be at least 1.")
+    if not 0 <= args.val_frac < 1:
+        raise UserError("--val-frac must be between 0 and 1.")
+    styles = tuple(s.strip() for s in args.styles.split(",") if s.strip())
+    job = Job(args.out, args.kind, args.seed, args.n, styles, args.faces, args.val_frac, w, h)
+    t = time.perf_counter()
+    try:
+        r = synth_run(job, workers=args.workers, force=args.force)
+    except SynthError as e:
+        raise UserError(str(e)) from None
+    dt = time.perf_counter() - t
+    rate = r["rendered"] / dt if dt > 0 and r["rendered"] else 0.0
+    print(f"{r['rendered']} images rendered, {r['skipped']} already there, {r['files']} files → {r['out']}"
+          + (f" ({rate:.1f} images/s)" if rate else ""))
+    return 0

@@ -1,0 +1,167 @@
+"""Synthetic photos: geometry of labels, legal card counts, determinism, winning-hand totals, bad args."""
+
+import json
+import random
+from collections import Counter
+
+import cv2
+import numpy as np
+import pytest
+
+from app.cli import main
+from scoring import score_dict
+from scoring.cards import CODES, N_PLAIN
+from vision.faces import FACE_H, FACE_W, FaceSource, random_style, render_face
+from vision.geometry import fold, quad_iou, rectify
+from vision.scene import SceneSpec, _paste, compose, random_cards
+from vision.synth import Job, SynthError, prepare, render_one, yolo_obb_line
+
+
+def test_paste_covers_its_quad_and_nothing_else():
+    img = np.zeros((200, 300, 3), np.uint8)
+    occ = np.full((200, 300), -1, np.int16)
+    face = np.full((FACE_H, FACE_W, 3), 255, np.uint8)
+    alpha = np.full((FACE_H, FACE_W), 255, np.uint8)
+    quad = np.array([[100, 20], [140, 25], [120, 180], [80, 175]], np.float32)
+    _paste(img, occ, 0, face, alpha, quad, None, random.Random(0))
+    inside = np.zeros((200, 300), np.uint8)
+    cv2.fillConvexPoly(inside, quad.astype(np.int32), 1)
+    core = cv2.erode(inside, np.ones((5, 5), np.uint8))
+    halo = 1 - cv2.dilate(inside, np.ones((5, 5), np.uint8))
+    assert (occ[core > 0] == 0).all()
+    assert (occ[halo > 0] == -1).all()
+    assert img[halo > 0].max() == 0
+
+
+def test_rectified_gt_quad_reads_as_its_own_face():
+    rng = random.Random(3)
+    style = random_style(rng, "bold")
+    faces = FaceSource(style)
+    spec = SceneSpec(1280, 960, "row", ["1t", "9b", "5w", "hh", "qz", "3t"], [], [], 1 / 8)
+    img, gt = compose(spec, faces, rng)
+    refs = {c: cv2.resize(render_face(c, style, 0)[0], (64, 256), interpolation=cv2.INTER_AREA).astype(np.float32) for c in CODES[:N_PLAIN]}
+
+    def ncc(a, b):
+        a = (a - a.mean()) / (a.std() + 1e-6)
+        b = (b - b.mean()) / (b.std() + 1e-6)
+        return float((a * b).mean())
+
+    for card in gt["cards"]:
+        crop = rectify(img, np.array(card["quad"], np.float32), ordered=True).astype(np.float32)
+        best = max(refs, key=lambda c: ncc(crop, refs[c]))
+        assert best == card["code"], (card["code"], best)
+
+
+def test_random_cards_respect_the_deck():
+    rng = random.Random(1)
+    for _ in range(50):
+        jiang = random_cards(rng, 2, [], False)
+        cards = random_cards(rng, 35, jiang, True)
+        cnt = Counter(cards + jiang)
+        assert all(v <= (1 if CODES.index(k) >= N_PLAIN else 4) for k, v in cnt.items())
+
+
+def _job(tmp_path, kind, n=3, seed=7, styles=("classic", "fine")):
+    return Job(str(tmp_path / kind), kind, seed, n, styles, None, 0.34, 640, 480)
+
+
+def test_same_seed_same_files(tmp_path):
+    a, b = _job(tmp_path / "a", "detect"), _job(tmp_path / "b", "detect")
+    for job in (a, b):
+        prepare(job)
+        for i in range(job.n):
+            render_one(job, i)
+    for i in range(3):
+        ga = json.loads((tmp_path / "a/detect/gt" / f"{i:06d}.json").read_text())
+        gb = json.loads((tmp_path / "b/detect/gt" / f"{i:06d}.json").read_text())
+        assert ga["cards"] == gb["cards"]
+        split = ga["split"]
+        assert (tmp_path / "a/detect/images" / split / f"{i:06d}.jpg").read_bytes() == \
+               (tmp_path / "b/detect/images" / split / f"{i:06d}.jpg").read_bytes()
+
+
+def test_labels_match_ground_truth(tmp_path):
+    job = _job(tmp_path, "detect", n=4)
+    prepare(job)
+    for i in range(job.n):
+        render_one(job, i)
+        gt = json.loads((tmp_path / "detect/gt" / f"{i:06d}.json").read_text())
+        lines = (tmp_path / "detect" / gt["image"].replace("images", "labels").replace(".jpg", ".txt")).read_text().split("\n")
+        lines = [ln for ln in lines if ln]
+        labelled = [c for c in gt["cards"] if c["visible"] >= 0.2]
+        assert len(lines) == len(labelled)
+        for ln, c in zip(lines, labelled, strict=True):
+            vals = [float(v) for v in ln.split()]
+            assert int(vals[0]) == CODES.index(c["code"])
+            q = np.array(vals[1:]).reshape(4, 2) * [gt["width"], gt["height"]]
+            assert quad_iou(q, np.array(c["quad"])) > 0.97
+
+
+def test_hand_scenes_score_to_their_totals(tmp_path):
+    job = _job(tmp_path, "hands", n=3)
+    prepare(job)
+    for i in range(job.n):
+        render_one(job, i)
+        gt = json.loads((tmp_path / "hands/gt" / f"{i:06d}.json").read_text())
+        assert score_dict(gt["hand"]).total == gt["expected_total"]
+        seen = Counter(c["code"] for c in gt["cards"])
+        hand = gt["hand"]
+        expected = Counter(hand["concealed"] + [c for g in hand["declared"] for c in g["cards"]] + hand["jiang"])
+        assert seen == expected
+
+
+def test_classify_crops_are_folded_squares(tmp_path):
+    job = _job(tmp_path, "classify", n=2)
+    prepare(job)
+    for i in range(job.n):
+        render_one(job, i)
+    crops = list((tmp_path / "classify").glob("*/*/*.jpg"))
+    assert crops
+    im = cv2.imread(str(crops[0]))
+    assert im.shape == (128, 128, 3)
+
+
+def test_fold_shape():
+    assert fold(np.zeros((256, 64, 3), np.uint8)).shape == (128, 128, 3)
+
+
+def test_yolo_line_is_normalized():
+    line = yolo_obb_line(3, [[0, 0], [64, 0], [64, 48], [0, 48]], 64, 48)
+    assert line == "3 0.000000 0.000000 1.000000 0.000000 1.000000 1.000000 0.000000 1.000000"
+
+
+def test_refuses_foreign_folder(tmp_path):
+    d = tmp_path / "mine"
+    d.mkdir()
+    (d / "notes.txt").write_text("keep me")
+    with pytest.raises(SynthError, match="not empty"):
+        prepare(Job(str(d), "detect", 0, 2, ("classic",), None, 0.1, 640, 480))
+    job = _job(tmp_path, "detect")
+    prepare(job)
+    with pytest.raises(SynthError, match="other settings"):
+        prepare(Job(job.out, "classify", job.seed, 2, job.styles, None, job.val_frac, 640, 480))
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--n", "0"], "at least 1"),
+    (["--n", "2", "--styles", "glitter"], "Unknown style"),
+    (["--n", "2", "--size", "big"], "WIDTHxHEIGHT"),
+    (["--n", "2", "--faces", "/nonexistent"], "does not exist"),
+])
+def test_synth_cli_bad_args(tmp_path, capsys, args, needle):
+    code = main(["synth", "--out", str(tmp_path / "o"), *args])
+    err = capsys.readouterr().err
+    assert code == 2 and needle in err
+
+
+def test_user_faces_folder_is_used(tmp_path):
+    faces = tmp_path / "faces"
+    (faces / "hh").mkdir(parents=True)
+    img = np.zeros((300, 60, 3), np.uint8)
+    img[:, :, 1] = 200  # a green card nobody prints
+    cv2.imwrite(str(faces / "hh" / "a.png"), img)
+    src = FaceSource(random_style(random.Random(0)), faces)
+    face, _ = src.face("hh")
+    assert face[..., 1].mean() > 150 and face.shape == (FACE_H, FACE_W, 3)
+    other, _ = src.face("1t")
+    assert other[..., 1].mean() != face[..., 1].mean()

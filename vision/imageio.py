@@ -1,0 +1,82 @@
+"""Reading photos safely: EXIF orientation applied, bombs and broken files refused in one sentence."""
+
+from __future__ import annotations
+
+import io
+import warnings
+from pathlib import Path
+
+import cv2
+import numpy as np
+from PIL import Image, ImageOps, UnidentifiedImageError
+
+MAX_PIXELS = 60_000_000  # a 48-MP phone photo fits; a decompression bomb does not
+MAX_BYTES = 80 * 1024 * 1024
+
+
+class ImageError(ValueError):
+    """A file that cannot be used as a photo; the message is one sentence."""
+
+
+def load_image(src: str | Path | bytes, name: str | None = None) -> np.ndarray:
+    """Decode a photo to BGR uint8 as the user sees it (EXIF orientation applied)."""
+    label = name or (str(src) if not isinstance(src, bytes) else "the upload")
+    if isinstance(src, bytes):
+        data = src
+    else:
+        p = Path(src)
+        if not p.exists():
+            raise ImageError(f"No file at {p}.")
+        if not p.is_file():
+            raise ImageError(f"{p} is not a file.")
+        if p.stat().st_size > MAX_BYTES:
+            raise ImageError(f"{label} is larger than {MAX_BYTES // 2**20} MB.")
+        data = p.read_bytes()
+    if not data:
+        raise ImageError(f"{label} is empty.")
+    if len(data) > MAX_BYTES:
+        raise ImageError(f"{label} is larger than {MAX_BYTES // 2**20} MB.")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            with Image.open(io.BytesIO(data)) as im:
+                w, h = im.size
+                if w * h > MAX_PIXELS:
+                    raise ImageError(f"{label} is {w}×{h} pixels, more than the {MAX_PIXELS // 10**6} megapixels accepted.")
+                orientation = im.getexif().get(0x0112, 1)
+                fmt = im.format
+    except ImageError:
+        raise
+    except (UnidentifiedImageError, OSError, SyntaxError, ValueError, Image.DecompressionBombError,
+            Image.DecompressionBombWarning):
+        raise ImageError(f"{label} is not an image that can be read (JPEG, PNG, WebP, BMP or TIFF).") from None
+    if w < 32 or h < 32:
+        raise ImageError(f"{label} is only {w}×{h} pixels: too small to show cards.")
+    img = None
+    if fmt in ("JPEG", "PNG", "BMP", "WEBP", "TIFF"):
+        img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR | cv2.IMREAD_IGNORE_ORIENTATION)
+    if img is None:  # formats or files OpenCV will not take: let PIL decode
+        try:
+            with Image.open(io.BytesIO(data)) as im:
+                im.load()
+                img = cv2.cvtColor(np.asarray(im.convert("RGB")), cv2.COLOR_RGB2BGR)
+        except (OSError, ValueError, SyntaxError):
+            raise ImageError(f"{label} is damaged or truncated and cannot be decoded.") from None
+    if img is None or img.size == 0:
+        raise ImageError(f"{label} is damaged or truncated and cannot be decoded.")
+    return apply_orientation(img, orientation)
+
+
+def apply_orientation(img: np.ndarray, orientation: int) -> np.ndarray:
+    """EXIF orientation tag 1–8 to the upright image."""
+    ops = {2: [lambda i: cv2.flip(i, 1)], 3: [lambda i: cv2.rotate(i, cv2.ROTATE_180)],
+           4: [lambda i: cv2.flip(i, 0)], 5: [lambda i: cv2.transpose(i)],
+           6: [lambda i: cv2.rotate(i, cv2.ROTATE_90_CLOCKWISE)],
+           7: [lambda i: cv2.rotate(cv2.transpose(i), cv2.ROTATE_180)],
+           8: [lambda i: cv2.rotate(i, cv2.ROTATE_90_COUNTERCLOCKWISE)]}.get(orientation, [])
+    for op in ops:
+        img = op(img)
+    return img
+
+
+__all__ = ["ImageError", "load_image", "ImageOps"]

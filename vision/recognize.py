@@ -1,0 +1,186 @@
+"""Photo → cards: ONNX detector (oriented boxes) + ONNX crop classifier, with onnxruntime only.
+
+torch and ultralytics are never imported here. The detector sees the photo letterboxed to its input
+size; every card is then cut from the full-resolution photo, rectified, folded and classified, both
+ways round (the classifier's two readings of a card are averaged).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from scoring.cards import CODES, NAMES_ZH
+
+from .geometry import FOLD, fold, order_long_axis_vertical, rectify
+from .imageio import load_image
+
+MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
+DEFAULT_MODEL = MODELS_DIR / "changpai-v1"
+
+
+class ModelError(ValueError):
+    """A model folder that is missing or incomplete."""
+
+
+@dataclass
+class Card:
+    code: str
+    confidence: float
+    alternatives: list[tuple[str, float]]
+    quad: list[list[float]]  # 4 corners in pixels of the upright photo, long side vertical first
+    det_score: float = 0.0
+
+    @property
+    def name_zh(self) -> str:
+        return NAMES_ZH[self.code]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"code": self.code, "confidence": round(self.confidence, 4),
+                "alternatives": [[c, round(p, 4)] for c, p in self.alternatives],
+                "quad": [[round(x, 1), round(y, 1)] for x, y in self.quad], "det_score": round(self.det_score, 4)}
+
+
+@dataclass
+class Recognition:
+    width: int
+    height: int
+    cards: list[Card] = field(default_factory=list)
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    model: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"width": self.width, "height": self.height, "model": self.model,
+                "cards": [c.to_dict() for c in self.cards], "timings_ms": self.timings_ms}
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    path: Path
+    det_imgsz: int
+    cls_imgsz: int
+    temperature: float
+    names: tuple[str, ...]
+    conf: float
+    iou: float
+
+
+def model_info(path: str | Path | None = None) -> ModelInfo:
+    p = Path(path) if path else DEFAULT_MODEL
+    meta = p / "model.json"
+    if not meta.is_file():
+        raise ModelError(f"No model at {p} (expected {meta}); train one with `changpai train`, or pass --model.")
+    d = json.loads(meta.read_text())
+    for f in ("detector.onnx", "classifier.onnx"):
+        if not (p / f).is_file():
+            raise ModelError(f"The model at {p} has no {f}.")
+    return ModelInfo(p, int(d.get("det_imgsz", 640)), int(d.get("cls_imgsz", FOLD)), float(d.get("temperature", 1.0)),
+                     tuple(d.get("names", CODES)), float(d.get("conf", 0.35)), float(d.get("iou", 0.5)))
+
+
+@lru_cache(maxsize=4)
+def _sessions(path: str):
+    import onnxruntime as ort
+
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = 2
+    so.log_severity_level = 3
+    det = ort.InferenceSession(str(Path(path) / "detector.onnx"), so, providers=["CPUExecutionProvider"])
+    cls = ort.InferenceSession(str(Path(path) / "classifier.onnx"), so, providers=["CPUExecutionProvider"])
+    return det, cls
+
+
+def letterbox(img: np.ndarray, size: int) -> tuple[np.ndarray, float, tuple[int, int]]:
+    h, w = img.shape[:2]
+    r = min(size / h, size / w)
+    nw, nh = int(round(w * r)), int(round(h * r))
+    resized = cv2.resize(img, (nw, nh), interpolation=cv2.INTER_AREA)
+    top, left = (size - nh) // 2, (size - nw) // 2
+    out = np.full((size, size, 3), 114, np.uint8)
+    out[top:top + nh, left:left + nw] = resized
+    return out, r, (left, top)
+
+
+def detect(det_session, img: np.ndarray, imgsz: int, conf: float, iou: float) -> list[tuple[np.ndarray, float]]:
+    """Oriented boxes of cards in pixels of ``img``: list of (quad 4×2, score)."""
+    lb, r, (left, top) = letterbox(img, imgsz)
+    x = lb[:, :, ::-1].transpose(2, 0, 1)[None].astype(np.float32) / 255
+    out = det_session.run(None, {det_session.get_inputs()[0].name: x})[0][0]  # (4 + nc + 1, N)
+    boxes, scores_all, angle = out[:4].T, out[4:-1].T, out[-1]
+    scores = scores_all.max(1)
+    keep = scores >= conf
+    boxes, scores, angle = boxes[keep], scores[keep], angle[keep]
+    if len(scores) == 0:
+        return []
+    rects = [((float(b[0]), float(b[1])), (float(b[2]), float(b[3])), float(np.degrees(a))) for b, a in zip(boxes, angle, strict=True)]
+    idx = cv2.dnn.NMSBoxesRotated(rects, scores.tolist(), conf, iou)
+    idx = np.array(idx).reshape(-1)
+    res = []
+    for i in idx:
+        q = cv2.boxPoints(rects[i]).astype(np.float32)
+        q[:, 0] = (q[:, 0] - left) / r
+        q[:, 1] = (q[:, 1] - top) / r
+        res.append((q, float(scores[i])))
+    return res
+
+
+def classify(cls_session, crops: list[np.ndarray], temperature: float) -> np.ndarray:
+    """Class probabilities for folded BGR crops, averaged over both ways round."""
+    if not crops:
+        return np.zeros((0, len(CODES)), np.float32)
+    batch = []
+    for c in crops:
+        batch.append(c)
+        batch.append(cv2.rotate(c, cv2.ROTATE_180))
+    x = np.stack([b[:, :, ::-1] for b in batch]).transpose(0, 3, 1, 2).astype(np.float32) / 255
+    probs = cls_session.run(None, {cls_session.get_inputs()[0].name: x})[0]
+    logp = np.log(np.clip(probs, 1e-9, 1.0)).reshape(len(crops), 2, -1).mean(1) / temperature
+    logp -= logp.max(1, keepdims=True)
+    p = np.exp(logp)
+    return p / p.sum(1, keepdims=True)
+
+
+def recognize_array(img: np.ndarray, model: str | Path | None = None, top_k: int = 5,
+                    timings: dict[str, float] | None = None) -> Recognition:
+    info = model_info(model)
+    det_s, cls_s = _sessions(str(info.path))
+    t0 = time.perf_counter()
+    dets = detect(det_s, img, info.det_imgsz, info.conf, info.iou)
+    t1 = time.perf_counter()
+    quads = [order_long_axis_vertical(q) for q, _ in dets]
+    crops = [fold(rectify(img, q, ordered=True)) for q in quads]
+    probs = classify(cls_s, crops, info.temperature)
+    t2 = time.perf_counter()
+    cards = []
+    for (q, s), qo, p in zip(dets, quads, probs, strict=True):
+        order = np.argsort(-p)[:top_k]
+        alts = [(info.names[j], float(p[j])) for j in order]
+        cards.append(Card(alts[0][0], alts[0][1], alts, qo.tolist(), s))
+    # reading order: top to bottom by rows, then left to right
+    cards.sort(key=lambda c: (round(np.mean([pt[1] for pt in c.quad]) / max(1.0, _card_len(c)) ), np.mean([pt[0] for pt in c.quad])))
+    tm = dict(timings or {})
+    tm.update({"detect": round((t1 - t0) * 1000, 1), "classify": round((t2 - t1) * 1000, 1)})
+    return Recognition(img.shape[1], img.shape[0], cards, tm, info.path.name)
+
+
+def _card_len(c: Card) -> float:
+    q = np.array(c.quad)
+    return float(np.linalg.norm(q[3] - q[0]))
+
+
+def recognize(image: str | Path | bytes | np.ndarray, model: str | Path | None = None, top_k: int = 5) -> Recognition:
+    """Recognize every card in a photo (a path, the file's bytes, or a BGR array)."""
+    t = time.perf_counter()
+    img = image if isinstance(image, np.ndarray) else load_image(image)
+    load_ms = round((time.perf_counter() - t) * 1000, 1)
+    return recognize_array(img, model, top_k, {"load": load_ms})
+
+
+__all__ = ["Card", "Recognition", "recognize", "recognize_array", "model_info", "ModelError", "asdict"]

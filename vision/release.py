@@ -1,0 +1,106 @@
+"""Export trained weights to ONNX and write them, with model.json and a model card, under models/NAME."""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+from scoring.cards import CODES
+
+from .recognize import MODELS_DIR
+from .ultra import offline_ultralytics
+
+
+def _results(run_dir: Path) -> dict[str, Any]:
+    p = run_dir / "results.csv"
+    if not p.exists():
+        return {}
+    rows = list(csv.DictReader(p.open()))
+    if not rows:
+        return {}
+    last = {k.strip(): v for k, v in rows[-1].items()}
+    return {"epochs_done": len(rows), "last_epoch": last}
+
+
+def _args(run_dir: Path) -> dict[str, Any]:
+    import yaml
+
+    p = run_dir / "args.yaml"
+    return yaml.safe_load(p.read_text()) if p.exists() else {}
+
+
+def export_onnx(weights: Path, imgsz: int, dynamic: bool) -> Path:
+    offline_ultralytics()
+    from ultralytics import YOLO
+
+    out = YOLO(str(weights)).export(format="onnx", imgsz=imgsz, dynamic=dynamic, simplify=True, opset=17, device="cpu")
+    return Path(out)
+
+
+def release(what: str, run_dir: str | Path, name: str, extra: dict[str, Any] | None = None) -> Path:
+    run_dir = Path(run_dir)
+    best = run_dir / "weights" / "best.pt"
+    if not best.exists():
+        best = run_dir / "weights" / "last.pt"
+    if not best.exists():
+        raise FileNotFoundError(f"No weights in {run_dir}/weights.")
+    args = _args(run_dir)
+    dest = MODELS_DIR / name
+    dest.mkdir(parents=True, exist_ok=True)
+    meta_p = dest / "model.json"
+    meta = json.loads(meta_p.read_text()) if meta_p.exists() else {"names": list(CODES)}
+    imgsz = int(args.get("imgsz", 640 if what == "detect" else 128))
+    onnx = export_onnx(best, imgsz, dynamic=(what == "classify"))
+    target = "detector" if what == "detect" else "classifier"
+    shutil.copy(onnx, dest / f"{target}.onnx")
+    shutil.copy(best, dest / f"{target}.pt")
+    meta[f"{'det' if what == 'detect' else 'cls'}_imgsz"] = imgsz
+    meta.setdefault("conf", 0.35)
+    meta.setdefault("iou", 0.5)
+    meta[target] = {
+        "trained_from": args.get("model"),
+        "data": args.get("data"),
+        "epochs": args.get("epochs"),
+        "imgsz": imgsz,
+        "batch": args.get("batch"),
+        "results": _results(run_dir),
+        "released": dt.date.today().isoformat(),
+    } | (extra or {})
+    meta_p.write_text(json.dumps(meta, indent=1, ensure_ascii=False))
+    write_card(dest, meta)
+    return dest
+
+
+def write_card(dest: Path, meta: dict[str, Any]) -> Path:
+    lines = [f"# Model card: {dest.name}", "",
+             "Two-stage long-card recognizer for changpai (DESIGN.md): a YOLO11n-OBB detector that finds every card",
+             "as an oriented box, and a YOLO11n-cls classifier that reads each card from its rectified, folded crop.",
+             "Both were trained from their YAMLs (no pretrained weights) on synthetic photos from `changpai synth`,",
+             "on CPU, and run with onnxruntime (`detector.onnx`, `classifier.onnx`); the `.pt` files resume training.", ""]
+    for part in ("detector", "classifier"):
+        d = meta.get(part)
+        if not d:
+            continue
+        lines += [f"## {part}", ""]
+        for k in ("trained_from", "data", "epochs", "imgsz", "batch", "hours", "released", "temperature"):
+            if d.get(k) is not None:
+                lines.append(f"- {k}: {d[k]}")
+        res = d.get("results", {}).get("last_epoch")
+        if res:
+            keys = [k for k in res if k.startswith("metrics/")]
+            lines.append("- last epoch (validation on the synthetic val split): " +
+                         ", ".join(f"{k.split('/', 1)[1]} {float(res[k]):.4f}" for k in keys))
+        lines.append("")
+    if meta.get("evaluation"):
+        lines += ["## Measured (changpai eval)", "", "```json", json.dumps(meta["evaluation"], indent=1, ensure_ascii=False),
+                  "```", ""]
+    lines += ["## Limits", "",
+              "Trained on rendered decks only: real decks printed differently may need `changpai calibrate`.",
+              "Class order: " + " ".join(meta.get("names", CODES)) + "."]
+    p = dest / "MODEL_CARD.md"
+    p.write_text("\n".join(lines) + "\n")
+    return p

@@ -1,0 +1,65 @@
+"""Training of the detector (YOLO OBB, single class "card") and the crop classifier (YOLO cls), on CPU,
+from the model YAMLs (no pretrained weights can be had), with resume and checkpoints every epoch."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from .ultra import offline_ultralytics
+
+RUNS = Path("runs")
+
+
+def _common(device: str, workers: int) -> dict[str, Any]:
+    return dict(device=device, workers=workers, amp=False, plots=False, verbose=False, exist_ok=True,
+                pretrained=False, save_period=1, deterministic=False)
+
+
+def train_detect(data: str, epochs: int = 12, imgsz: int = 640, batch: int = 8, name: str = "detect",
+                 model: str = "yolo11n-obb.yaml", resume: bool = False, device: str = "cpu", workers: int = 2,
+                 fraction: float = 1.0, extra: dict[str, Any] | None = None) -> Path:
+    offline_ultralytics()
+    from ultralytics import YOLO
+
+    run_dir = RUNS / name
+    last = run_dir / "weights" / "last.pt"
+    if resume:
+        if not last.exists():
+            raise FileNotFoundError(f"No checkpoint to resume at {last}.")
+        YOLO(str(last)).train(resume=True, device=device, workers=workers)
+        return run_dir
+    m = YOLO(model, task="obb")
+    args = _common(device, workers) | dict(
+        data=str(Path(data).resolve()), epochs=epochs, imgsz=imgsz, batch=batch, project=str(RUNS.resolve()), name=name,
+        single_cls=True, fraction=fraction,
+        # augmentation: cards are seen at any angle and scale; colours are meaningful (red vs black)
+        degrees=10.0, fliplr=0.5, flipud=0.0, mosaic=1.0, close_mosaic=2, scale=0.4, hsv_h=0.01, hsv_s=0.4, hsv_v=0.4,
+        translate=0.1, patience=50, cache=False,
+    ) | (extra or {})
+    m.train(**args)
+    return run_dir
+
+
+def train_classify(data: str, epochs: int = 10, imgsz: int = 128, batch: int = 64, name: str = "classify",
+                   model: str = "yolo11n-cls.yaml", resume: bool = False, device: str = "cpu", workers: int = 2,
+                   extra: dict[str, Any] | None = None) -> Path:
+    offline_ultralytics()
+    from ultralytics import YOLO
+
+    run_dir = RUNS / name
+    last = run_dir / "weights" / "last.pt"
+    if resume:
+        if not last.exists():
+            raise FileNotFoundError(f"No checkpoint to resume at {last}.")
+        YOLO(str(last)).train(resume=True, device=device, workers=workers)
+        return run_dir
+    m = YOLO(model, task="classify")
+    args = _common(device, workers) | dict(
+        data=str(Path(data).resolve()), epochs=epochs, imgsz=imgsz, batch=batch, project=str(RUNS.resolve()), name=name,
+        # the fold already shows both card ends upright: no flips; mild colour and scale changes
+        fliplr=0.0, flipud=0.0, hsv_h=0.01, hsv_s=0.3, hsv_v=0.3, erasing=0.1, auto_augment=None, scale=0.1,
+        translate=0.05, degrees=0.0, patience=50,
+    ) | (extra or {})
+    m.train(**args)
+    return run_dir
