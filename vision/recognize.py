@@ -159,20 +159,22 @@ def recognize_array(img: np.ndarray, model: str | Path | None = None, top_k: int
     probs = classify(cls_s, crops, info.temperature)
     t2 = time.perf_counter()
     cards = []
-    for (q, s), qo, p in zip(dets, quads, probs, strict=True):
+    for (_, s), qo, p in zip(dets, quads, probs, strict=True):
         order = np.argsort(-p)[:top_k]
         alts = [(info.names[j], float(p[j])) for j in order]
         cards.append(Card(alts[0][0], alts[0][1], alts, qo.tolist(), s))
     # reading order: top to bottom by rows, then left to right
-    cards.sort(key=lambda c: (round(np.mean([pt[1] for pt in c.quad]) / max(1.0, _card_len(c)) ), np.mean([pt[0] for pt in c.quad])))
+    cards.sort(key=_reading_order)
     tm = dict(timings or {})
     tm.update({"detect": round((t1 - t0) * 1000, 1), "classify": round((t2 - t1) * 1000, 1)})
     return Recognition(img.shape[1], img.shape[0], cards, tm, info.path.name)
 
 
-def _card_len(c: Card) -> float:
+def _reading_order(c: Card) -> tuple[int, float]:
+    """Rows of cards top to bottom (a row is about one card length tall), then left to right."""
     q = np.array(c.quad)
-    return float(np.linalg.norm(q[3] - q[0]))
+    length = max(1.0, float(np.linalg.norm(q[3] - q[0])))
+    return int(q[:, 1].mean() // length), float(q[:, 0].mean())
 
 
 def recognize(image: str | Path | bytes | np.ndarray, model: str | Path | None = None, top_k: int = 5) -> Recognition:
