@@ -9,8 +9,11 @@ import sys
 
 # sub-command -> module under app.commands (each has add_arguments(parser) and run(args) -> int)
 COMMANDS = {
+    "score": ("score_photo", "score a photo of a finished hand: the hu with its breakdown"),
     "score-hand": ("score_hand", "score a hand written in notation or a hand file (JSON)"),
     "synth": ("synth", "render synthetic card photos with labels (detect, classify, hands)"),
+    "recognize": ("recognize", "list the cards in a photo"),
+    "eval": ("evaluate", "evaluate the recognizer on a synthetic test set"),
     "train": ("train", "train the card detector or classifier (CPU, resumable)"),
     "bench-score": ("bench_score", "benchmark the rules engine (hands/second, worst case)"),
 }

@@ -1,0 +1,47 @@
+"""`changpai recognize PHOTO`: the cards in a photo."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from ..cli import UserError
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("photo")
+    p.add_argument("--json", action="store_true", help="print the cards as JSON")
+    p.add_argument("--annotate", metavar="OUT.png", help="write the photo with every card drawn and named")
+    p.add_argument("--model", help="model folder (default models/changpai-v1)")
+    p.add_argument("--top-k", type=int, default=5)
+
+
+def run(args: argparse.Namespace) -> int:
+    from vision.imageio import ImageError, load_image
+    from vision.recognize import ModelError, recognize
+
+    try:
+        img = load_image(args.photo)
+        rec = recognize(img, args.model, args.top_k)
+    except (ImageError, ModelError) as e:
+        raise UserError(str(e)) from None
+    if args.annotate:
+        import cv2
+
+        from vision.annotate import annotate
+
+        if not cv2.imwrite(args.annotate, annotate(img, rec)):
+            raise UserError(f"Cannot write {args.annotate} (use a .png or .jpg name in a folder that exists).")
+    if args.json:
+        json.dump([c.to_dict() for c in rec.cards], sys.stdout, ensure_ascii=False)
+        print()
+        return 0
+    if not rec.cards:
+        print("No cards found in the photo.")
+        return 0
+    print(f"{len(rec.cards)} cards ({rec.width}×{rec.height}):")
+    for c in rec.cards:
+        alt = ", ".join(f"{a} {p:.2f}" for a, p in c.alternatives[1:3])
+        print(f"  {c.code:<4} {c.name_zh}  {c.confidence:.2f}" + (f"   (or {alt})" if c.confidence < 0.9 else ""))
+    return 0

@@ -1,0 +1,111 @@
+"""`changpai score PHOTO`: the hu of a photographed hand, with its breakdown."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from scoring.rulesets import EVENTS, RULESETS
+
+from ..cli import UserError
+from ..render_text import render_result
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("photo")
+    p.add_argument("--jiang", help="flipped 将 card(s), e.g. 2t,3w (default: the cards lying apart in the photo)")
+    p.add_argument("--win", help="the winning card")
+    p.add_argument("--tsumo", action="store_true", help="self-drawn win (自摸)")
+    p.add_argument("--dealer", action="store_true")
+    p.add_argument("--event", action="append", default=[], choices=EVENTS)
+    p.add_argument("--ruleset", choices=list(RULESETS))
+    p.add_argument("--not-win", action="store_true", help="score the hand as one that did not win (group points)")
+    p.add_argument("--context", metavar="HAND.json", help="a hand file whose context applies (its card lists are ignored)")
+    p.add_argument("--no-repair", action="store_true", help="never change a card with the classifier's alternatives")
+    p.add_argument("--model", help="model folder (default models/changpai-v1)")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--annotate", metavar="OUT.png", help="write the photo with each card's name and meld")
+    p.add_argument("--en", action="store_true", help="English labels")
+
+
+def build_context(args: argparse.Namespace):
+    from scoring import parse_cards
+    from vision.pipeline import PhotoContext
+
+    ctx = PhotoContext()
+    if args.context:
+        path = Path(args.context)
+        if not path.is_file():
+            raise UserError(f"No hand file at {path}.")
+        try:
+            d = json.loads(path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as e:
+            raise UserError(f"{path} is not valid JSON (line {e.lineno}: {e.msg}).") from None
+        if isinstance(d, list):
+            if len(d) != 1:
+                raise UserError(f"{path} holds {len(d)} hands; --context takes one.")
+            d = d[0]
+        if not isinstance(d, dict):
+            raise UserError(f"{path} must hold one hand (a JSON object).")
+        ctx = PhotoContext.from_hand_file(d)
+    if args.ruleset:
+        ctx.ruleset = args.ruleset
+    if args.jiang:
+        ctx.jiang = parse_cards(args.jiang)
+    if args.win:
+        w = parse_cards(args.win)
+        if len(w) != 1:
+            raise UserError(f"--win takes one card, not {args.win!r}.")
+        ctx.win = w[0]
+        ctx.is_win = True
+    if args.tsumo:
+        ctx.self_drawn = True
+    if args.dealer:
+        ctx.dealer = True
+    if args.event:
+        ctx.events = sorted(set(ctx.events) | set(args.event))
+    if args.not_win:
+        ctx.is_win = False
+    return ctx
+
+
+def run(args: argparse.Namespace) -> int:
+    from vision.imageio import ImageError, load_image
+    from vision.pipeline import PhotoError, score_recognition
+    from vision.recognize import ModelError, recognize
+
+    ctx = build_context(args)
+    try:
+        img = load_image(args.photo)
+        rec = recognize(img, args.model)
+        ps = score_recognition(rec, ctx, repair_on=not args.no_repair)
+    except (ImageError, ModelError, PhotoError) as e:
+        raise UserError(str(e)) from None
+    if args.annotate:
+        import cv2
+
+        from vision.annotate import annotate
+
+        labels, groups = [], []
+        for i, c in enumerate(rec.cards):
+            role = ps.role(i)
+            tag = {"jiang": "将"}.get(role, "碰" if role.startswith("meld") else "")
+            labels.append(f"{tag}{c.name_zh}" + ("?" if c.confidence < 0.8 else ""))
+            groups.append(0 if role == "hand" else (1 if role == "jiang" else 2 + int(role.split(":")[1])))
+        if not cv2.imwrite(args.annotate, annotate(img, rec, labels, groups)):
+            raise UserError(f"Cannot write {args.annotate}.")
+    if args.json:
+        json.dump(ps.to_dict(), sys.stdout, ensure_ascii=False, indent=1)
+        print()
+        return 0
+    print(f"seen: {len(rec.cards)} cards — hand {' '.join(rec.cards[i].code for i in ps.layout.hand)}"
+          + "".join(f" | meld {' '.join(rec.cards[i].code for i in g)}" for g in ps.layout.melds)
+          + (f" | 将 {' '.join(rec.cards[i].code for i in ps.layout.jiang)}" if ps.layout.jiang else ""))
+    print(render_result(ps.result, english=args.en))
+    for w in ps.warnings:
+        print(f"warning: {w}")
+    for d in ps.defaults:
+        print(f"to confirm: {d}")
+    return 0

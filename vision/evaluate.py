@@ -1,0 +1,116 @@
+"""`changpai eval DIR`: recognizer figures against the ground truth of `changpai synth`.
+
+A prediction matches a ground-truth card when their quadrilaterals overlap with IoU ≥ 0.5 (greedy, best
+IoU first). Reported: card precision and recall, accuracy of the matched cards' codes, confusion pairs,
+whole-photo exact rate (every card found and right, nothing extra), latency percentiles.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .geometry import quad_iou
+from .recognize import recognize
+
+MIN_VISIBLE = 0.2  # ground-truth cards less visible than this are not labelled (vision.synth)
+
+
+def match(pred: list[np.ndarray], gt: list[np.ndarray], thr: float = 0.5) -> list[tuple[int, int]]:
+    pairs = []
+    for i, p in enumerate(pred):
+        for j, g in enumerate(gt):
+            # cheap reject by centre distance
+            if np.linalg.norm(p.mean(0) - g.mean(0)) > np.linalg.norm(g[2] - g[0]):
+                continue
+            iou = quad_iou(p, g)
+            if iou >= thr:
+                pairs.append((iou, i, j))
+    pairs.sort(reverse=True)
+    used_p, used_g, out = set(), set(), []
+    for _, i, j in pairs:
+        if i not in used_p and j not in used_g:
+            used_p.add(i)
+            used_g.add(j)
+            out.append((i, j))
+    return out
+
+
+def evaluate(root: str | Path, model: str | Path | None = None, limit: int | None = None, progress: bool = True) -> dict[str, Any]:
+    root = Path(root)
+    gts = sorted((root / "gt").glob("*.json"))
+    if not gts:
+        raise FileNotFoundError(f"No ground truth in {root}/gt: make a test set with `changpai synth --out {root} ...`.")
+    if limit:
+        gts = gts[:limit]
+    from tqdm import tqdm
+
+    tp = fp = fn = correct = 0
+    exact = 0
+    confusion: Counter = Counter()
+    per_class = Counter()
+    per_class_ok = Counter()
+    lat = []
+    rows = []
+    for p in tqdm(gts, desc="eval", unit="img", disable=not progress):
+        gt = json.loads(p.read_text())
+        img_path = root / gt["image"]
+        t = time.perf_counter()
+        rec = recognize(img_path, model)
+        lat.append((time.perf_counter() - t) * 1000)
+        gcards = [c for c in gt["cards"] if c["visible"] >= MIN_VISIBLE]
+        pq = [np.array(c.quad, np.float32) for c in rec.cards]
+        gq = [np.array(c["quad"], np.float32) for c in gcards]
+        m = match(pq, gq)
+        ok = 0
+        for i, j in m:
+            g, pr = gcards[j]["code"], rec.cards[i].code
+            per_class[g] += 1
+            if g == pr:
+                ok += 1
+                per_class_ok[g] += 1
+            else:
+                confusion[(g, pr)] += 1
+        tp += len(m)
+        fp += len(pq) - len(m)
+        fn += len(gq) - len(m)
+        correct += ok
+        is_exact = len(m) == len(gq) == len(pq) and ok == len(m)
+        exact += is_exact
+        rows.append({"image": gt["image"], "cards": len(gq), "found": len(m), "extra": len(pq) - len(m), "right": ok,
+                     "exact": is_exact})
+    n = len(gts)
+    report = {
+        "images": n,
+        "cards": tp + fn,
+        "precision": round(tp / max(1, tp + fp), 4),
+        "recall": round(tp / max(1, tp + fn), 4),
+        "classification_accuracy": round(correct / max(1, tp), 4),
+        "whole_photo_exact": round(exact / max(1, n), 4),
+        "latency_ms": {"p50": round(float(np.percentile(lat, 50)), 1), "p90": round(float(np.percentile(lat, 90)), 1),
+                       "p99": round(float(np.percentile(lat, 99)), 1)},
+        "confusions": [{"true": a, "pred": b, "count": c} for (a, b), c in confusion.most_common(20)],
+        "per_class_accuracy": {k: round(per_class_ok[k] / per_class[k], 4) for k in sorted(per_class)},
+        "per_image": rows,
+    }
+    return report
+
+
+def format_report(r: dict[str, Any]) -> str:
+    lines = [
+        f"images {r['images']}, cards {r['cards']}",
+        f"  card precision        {r['precision'] * 100:6.2f} %",
+        f"  card recall           {r['recall'] * 100:6.2f} %",
+        f"  classification acc.   {r['classification_accuracy'] * 100:6.2f} %",
+        f"  whole-photo exact     {r['whole_photo_exact'] * 100:6.2f} %",
+        f"  latency p50/p90/p99   {r['latency_ms']['p50']} / {r['latency_ms']['p90']} / {r['latency_ms']['p99']} ms",
+    ]
+    if r["confusions"]:
+        pairs = ", ".join(f"{c['true']}→{c['pred']} ×{c['count']}" for c in r["confusions"][:8])
+        lines.append("  most confused (true → predicted): " + pairs)
+    return "\n".join(lines)

@@ -1,0 +1,91 @@
+"""Where the cards lie: the concealed hand, declared groups (separate clusters of 3–4 equal cards) and
+the flipped 将 cards set apart, from the recognized cards' positions."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .recognize import Card
+
+
+@dataclass
+class TableLayout:
+    hand: list[int] = field(default_factory=list)  # indices into the recognition's cards
+    melds: list[list[int]] = field(default_factory=list)
+    jiang: list[int] = field(default_factory=list)
+    clusters: list[list[int]] = field(default_factory=list)
+
+
+def _seg_dist(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
+    ab = b - a
+    t = float(np.clip(np.dot(p - a, ab) / max(np.dot(ab, ab), 1e-9), 0, 1))
+    return float(np.linalg.norm(p - (a + t * ab)))
+
+
+def quad_distance(a: np.ndarray, b: np.ndarray) -> float:
+    """Edge-to-edge distance of two convex quads (0 when they overlap)."""
+    import cv2
+
+    inter, _ = cv2.intersectConvexConvex(a.astype(np.float32), b.astype(np.float32))
+    if inter > 0:
+        return 0.0
+    d = min(_seg_dist(p, q[i], q[(i + 1) % 4]) for p, q in ((pa, b) for pa in a) for i in range(4))
+    d2 = min(_seg_dist(p, q[i], q[(i + 1) % 4]) for p, q in ((pb, a) for pb in b) for i in range(4))
+    return min(d, d2)
+
+
+def clusters(cards: list[Card], gap: float = 0.45) -> list[list[int]]:
+    """Groups of cards whose edges are closer than ``gap`` card widths (connected components)."""
+    n = len(cards)
+    if n == 0:
+        return []
+    quads = [np.array(c.quad, np.float32) for c in cards]
+    width = float(np.median([np.linalg.norm(q[1] - q[0]) for q in quads]))
+    parent = list(range(n))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    ctr = [q.mean(0) for q in quads]
+    length = float(np.median([np.linalg.norm(q[3] - q[0]) for q in quads]))
+    for i in range(n):
+        for j in range(i + 1, n):
+            if np.linalg.norm(ctr[i] - ctr[j]) > length + width * (1 + gap):
+                continue
+            if quad_distance(quads[i], quads[j]) <= gap * width:
+                parent[find(i)] = find(j)
+    groups: dict[int, list[int]] = {}
+    for i in range(n):
+        groups.setdefault(find(i), []).append(i)
+    return sorted(groups.values(), key=lambda g: (-len(g), min(g)))
+
+
+def split_table(cards: list[Card], n_jiang: int) -> TableLayout:
+    """The largest cluster(s) form the hand; small clusters of 3–4 equal cards are declared groups;
+    clusters of 1–2 cards lying apart are the flipped 将 cards (up to ``n_jiang``)."""
+    cl = clusters(cards)
+    out = TableLayout(clusters=cl)
+    if not cl:
+        return out
+    rest = []
+    for g in cl:
+        codes = {cards[i].code for i in g}
+        if len(g) in (3, 4) and len(codes) == 1 and len(cl) > 1 and len(g) < len(cl[0]):
+            out.melds.append(sorted(g, key=lambda i: np.mean([p[0] for p in cards[i].quad])))
+        elif len(g) <= 2 and len(cl) > 1 and len(g) < len(cl[0]):
+            rest.append(g)
+        else:
+            out.hand.extend(g)
+    # apart cards: the flipped 将 when their number fits, otherwise part of the hand
+    apart = [i for g in rest for i in g]
+    if 0 < len(apart) <= n_jiang:
+        out.jiang = apart
+    else:
+        out.hand.extend(apart)
+    out.hand.sort()
+    return out

@@ -1,0 +1,176 @@
+"""Photo → hu: recognition, table layout, hand, repair with alternatives, score (issue: photo to hu).
+
+What a photograph cannot show comes from the context (R9); every default taken is listed in
+``PhotoScore.defaults`` so the table can confirm it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from scoring import HandError
+from scoring.repair import Candidate, RepairResult, repair
+from scoring.rulesets import get_ruleset
+from scoring.score import ScoreResult
+
+from .layout import TableLayout, split_table
+from .recognize import Recognition, recognize
+
+MIN_CARDS = 8
+
+
+class PhotoError(ValueError):
+    """The photo cannot be scored; the message says what was seen."""
+
+
+@dataclass
+class PhotoContext:
+    ruleset: str = "nantong-double"
+    jiang: list[str] | None = None
+    win: str | None = None
+    self_drawn: bool = False
+    dealer: bool = False
+    events: list[str] = field(default_factory=list)
+    from_deal: list[str] = field(default_factory=list)
+    options: dict[str, Any] = field(default_factory=dict)
+    declared_how: dict[str, str] = field(default_factory=dict)  # card code -> how
+    is_win: bool = True
+
+    @classmethod
+    def from_hand_file(cls, d: dict[str, Any]) -> PhotoContext:
+        """A hand file's context (its card lists are ignored)."""
+        win = d.get("win")
+        return cls(
+            ruleset=d.get("ruleset", "nantong-double"),
+            jiang=list(d["jiang"]) if d.get("jiang") else None,
+            win=(win or {}).get("card"),
+            self_drawn=bool((win or {}).get("self_drawn", False)),
+            dealer=bool(d.get("dealer", False)),
+            events=list(d.get("events") or []),
+            from_deal=list(d.get("from_deal") or []),
+            options=dict(d.get("options") or {}),
+            declared_how={g["cards"][0]: g.get("how", "pong") for g in d.get("declared") or [] if g.get("cards")},
+            is_win=win is not None or "tian_cheng" in (d.get("events") or []),
+        )
+
+
+@dataclass
+class PhotoScore:
+    recognition: Recognition
+    layout: TableLayout
+    repair: RepairResult
+    result: ScoreResult | None
+    hand: dict[str, Any]
+    defaults: list[str]
+    warnings: list[str]
+    timings_ms: dict[str, float]
+
+    def to_dict(self) -> dict[str, Any]:
+        d = self.result.to_dict() if self.result else {}
+        d.update({
+            "cards": [c.to_dict() | {"role": self.role(i)} for i, c in enumerate(self.recognition.cards)],
+            "repairs": [c.to_dict() for c in self.repair.changes],
+            "hand": self.hand,
+            "defaults": self.defaults,
+            "warnings": self.warnings,
+            "timings_ms": self.timings_ms,
+        })
+        return d
+
+    def role(self, i: int) -> str:
+        if i in self.layout.jiang:
+            return "jiang"
+        for m, g in enumerate(self.layout.melds):
+            if i in g:
+                return f"meld:{m}"
+        return "hand"
+
+
+def score_recognition(rec: Recognition, ctx: PhotoContext, repair_on: bool = True) -> PhotoScore:
+    t = time.perf_counter()
+    cards = rec.cards
+    if not cards:
+        raise PhotoError("No cards were found in the photo.")
+    rs = get_ruleset(ctx.ruleset, ctx.options)
+    lay = split_table(cards, rs.n_jiang)
+    defaults: list[str] = []
+    warnings: list[str] = []
+    photo_jiang = [cards[i].code for i in lay.jiang]
+    if ctx.jiang:
+        jiang = list(ctx.jiang)
+        if lay.jiang and sorted(photo_jiang) != sorted(jiang):
+            warnings.append(f"The cards set apart ({' '.join(photo_jiang)}) differ from the 将 given ({' '.join(jiang)}); "
+                            "the given 将 are used and the apart cards are read as part of the hand.")
+            lay.hand = sorted(lay.hand + lay.jiang)
+            lay.jiang = []
+    elif len(photo_jiang) == rs.n_jiang:
+        jiang = photo_jiang
+        defaults.append(f"将 read from the cards set apart: {' '.join(jiang)}")
+    else:
+        seen = f"{len(cards)} cards" + (f", {len(photo_jiang)} set apart" if photo_jiang else ", none set apart")
+        raise PhotoError(f"Saw {seen}, but the {rs.n_jiang} flipped 将 card{'s' if rs.n_jiang > 1 else ''} "
+                         "must lie apart from the hand or be given with --jiang.")
+    declared = []
+    for g in lay.melds:
+        code = cards[g[0]].code
+        how = ctx.declared_how.get(code) or ("pong" if len(g) == 3 else "exposed_kong")
+        if code not in ctx.declared_how:
+            defaults.append(f"{code}×{len(g)} on the table read as {'碰 pong' if how == 'pong' else '明杠 exposed quad'}")
+        declared.append(([cards[i].code for i in g], how))
+    hand_idx = lay.hand
+    if len(hand_idx) + sum(len(g) for g in lay.melds) < MIN_CARDS:
+        raise PhotoError(f"Only {len(cards)} cards were found ({' '.join(c.code for c in cards)}): "
+                         "too few for a hand; photograph the whole hand.")
+    if ctx.win is None and ctx.is_win:
+        defaults.append("winning card not given: no 丫子/拖尾/吊头 bonus counted")
+    if not ctx.self_drawn and ctx.is_win:
+        defaults.append("won on a discard (not 自摸)")
+    conc = Counter(cards[i].code for i in hand_idx)
+    quads = [c for c, n in conc.items() if n == 4 and c not in ctx.from_deal]
+    if quads:
+        defaults.append(f"concealed quad(s) {' '.join(quads)} counted as 后摸 (collected after the deal)")
+    kwargs = dict(jiang=jiang, declared=declared, ruleset=ctx.ruleset, options=ctx.options,
+                  from_deal=[c for c in ctx.from_deal if c in conc or any(c == d[0][0] for d in declared)],
+                  win=ctx.win if (ctx.win and ctx.win in conc) else None, is_win=ctx.is_win, self_drawn=ctx.self_drawn,
+                  dealer=ctx.dealer, events=ctx.events)
+    if ctx.win and ctx.win not in conc:
+        warnings.append(f"The winning card {ctx.win} is not among the concealed cards seen; scored without it.")
+    cands = [Candidate(cards[i].alternatives, i) for i in hand_idx]
+    try:
+        rr = repair(cands, kwargs, want_win=ctx.is_win, max_changes=2 if repair_on else 0)
+    except HandError as e:
+        raise PhotoError(str(e)) from None
+    if rr.result is None:
+        raise PhotoError(f"The cards seen cannot be a hand: {rr.error}")
+    if rr.changes:
+        for ch in rr.changes:
+            warnings.append(f"repaired: card {ch.index + 1} read as {ch.old} ({ch.p_old:.2f}) taken as {ch.new} ({ch.p_new:.2f}) "
+                            "because only then is the hand a legal win")
+    if rr.ambiguous:
+        warnings.append("several cards could be misread in more than one way; check the low-confidence cards")
+    if ctx.is_win and not rr.result.is_win:
+        seen = " ".join(c for c in rr.codes)
+        warnings.append(f"not a win: the concealed cards seen ({seen}) do not make one pair and seven groups; "
+                        "scored as group points")
+    hand = {
+        "ruleset": ctx.ruleset, "jiang": jiang,
+        "declared": [{"cards": cs, "how": how} for cs, how in declared],
+        "concealed": rr.codes, "from_deal": kwargs["from_deal"],
+        "win": ({"card": kwargs["win"], "self_drawn": ctx.self_drawn} if ctx.is_win else None),
+        "dealer": ctx.dealer, "events": ctx.events, "options": ctx.options,
+    }
+    tm = dict(rec.timings_ms)
+    tm["score"] = round((time.perf_counter() - t) * 1000, 1)
+    return PhotoScore(rec, lay, rr, rr.result, hand, defaults, warnings, tm)
+
+
+def score_photo(image: str | Path | bytes | np.ndarray, ctx: PhotoContext, model: str | Path | None = None,
+                repair_on: bool = True) -> PhotoScore:
+    rec = recognize(image, model)
+    return score_recognition(rec, ctx, repair_on)
