@@ -47,8 +47,9 @@ def load_image(src: str | Path | bytes, name: str | None = None) -> np.ndarray:
                 fmt = im.format
     except ImageError:
         raise
-    except (UnidentifiedImageError, OSError, SyntaxError, ValueError, Image.DecompressionBombError,
-            Image.DecompressionBombWarning):
+    except (Image.DecompressionBombError, Image.DecompressionBombWarning):
+        raise ImageError(f"{label} has more than the {MAX_PIXELS // 10**6} megapixels accepted.") from None
+    except (UnidentifiedImageError, OSError, SyntaxError, ValueError):
         raise ImageError(f"{label} is not an image that can be read (JPEG, PNG, WebP, BMP or TIFF).") from None
     if w < 32 or h < 32:
         raise ImageError(f"{label} is only {w}×{h} pixels: too small to show cards.")

@@ -139,17 +139,17 @@ def arrange(spec: SceneSpec, rng: random.Random) -> list[Placement]:
     if spec.jiang:
         side = rng.choice(["left", "right"])
         lying = rng.random() < 0.4
-        allx = [p.cx for p in places] or [0.0]
-        ally = [p.cy for p in places] or [0.0]
-        x = (min(allx) - rng.uniform(1.6, 3.0) - (ASPECT / 2 if lying else 0)) if side == "left" else \
-            (max(allx) + rng.uniform(1.6, 3.0) + (ASPECT / 2 if lying else 0))
-        y = rng.uniform(min(ally), max(ally))
+        pts = np.vstack([card_corners(p) for p in places]) if places else np.zeros((1, 2))
+        half = ASPECT / 2 if lying else 0.5  # half the jiang card's horizontal extent
+        gap = rng.uniform(1.5, 3.0)
+        x = pts[:, 0].min() - gap - half if side == "left" else pts[:, 0].max() + gap + half
+        y = rng.uniform(pts[:, 1].min() + 1, max(pts[:, 1].min() + 1, pts[:, 1].max() - 1))
+        sign = 1 if side == "right" else -1
         for i, c in enumerate(spec.jiang):
             if lying:
-                places.append(Placement(c, x, y + i * 1.25, 90 + rng.uniform(-6, 6), rng.random() < 0.5, "jiang"))
+                places.append(Placement(c, x, y + i * 1.2, 90 + rng.uniform(-4, 4), rng.random() < 0.5, "jiang"))
             else:
-                places.append(Placement(c, x + i * 1.2 * (1 if side == "right" else -1), y, rng.uniform(-8, 8),
-                                        rng.random() < 0.5, "jiang"))
+                places.append(Placement(c, x + sign * i * 1.2, y, rng.uniform(-5, 5), rng.random() < 0.5, "jiang"))
     return places
 
 
