@@ -12,6 +12,7 @@ COMMANDS = {
     "score": ("score_photo", "score a photo of a finished hand: the hu with its breakdown"),
     "score-hand": ("score_hand", "score a hand written in notation or a hand file (JSON)"),
     "synth": ("synth", "render synthetic card photos with labels (detect, classify, hands)"),
+    "preview": ("preview", "contact sheets of rendered card faces and scenes"),
     "recognize": ("recognize", "list the cards in a photo"),
     "eval": ("evaluate", "evaluate the recognizer on a synthetic test set"),
     "train": ("train", "train the card detector or classifier (CPU, resumable)"),

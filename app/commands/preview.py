@@ -1,0 +1,32 @@
+"""`changpai preview`: contact sheets of rendered faces and scenes."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..cli import UserError
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--out", default="docs/preview", help="folder for faces.jpg and scenes.jpg")
+    p.add_argument("--styles", default="classic,bold,fine,folk,holdout")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--faces", help="folder of your own deck's faces: FACES/<code>/*.jpg")
+    p.add_argument("--scenes", type=int, default=12)
+
+
+def run(args: argparse.Namespace) -> int:
+    from vision.faces import FAMILIES
+    from vision.preview import write_previews
+
+    styles = [s.strip() for s in args.styles.split(",") if s.strip()]
+    bad = [s for s in styles if s not in FAMILIES]
+    if bad:
+        raise UserError(f"Unknown style {bad[0]!r}; styles are {', '.join(FAMILIES)}.")
+    try:
+        paths = write_previews(args.out, styles, args.seed, args.faces, args.scenes)
+    except ValueError as e:
+        raise UserError(str(e)) from None
+    for p in paths:
+        print(p)
+    return 0
