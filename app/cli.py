@@ -16,6 +16,7 @@ COMMANDS = {
     "recognize": ("recognize", "list the cards in a photo"),
     "eval": ("evaluate", "evaluate the recognizer on a synthetic test set"),
     "train": ("train", "train the card detector or classifier (CPU, resumable)"),
+    "bench-synth": ("bench_synth", "benchmark synthetic scene generation (scenes/second)"),
     "bench-score": ("bench_score", "benchmark the rules engine (hands/second, worst case)"),
 }
 
