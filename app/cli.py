@@ -9,12 +9,14 @@ import sys
 
 # sub-command -> module under app.commands (each has add_arguments(parser) and run(args) -> int)
 COMMANDS = {
+    "app": ("app", "serve the phone page for the table (Streamlit)"),
     "score": ("score_photo", "score a photo of a finished hand: the hu with its breakdown"),
     "score-hand": ("score_hand", "score a hand written in notation or a hand file (JSON)"),
     "synth": ("synth", "render synthetic card photos with labels (detect, classify, hands)"),
     "preview": ("preview", "contact sheets of rendered card faces and scenes"),
     "recognize": ("recognize", "list the cards in a photo"),
     "eval": ("evaluate", "evaluate the recognizer on a synthetic test set"),
+    "label": ("label", "auto-label a folder of card photos for review and training"),
     "train": ("train", "train the card detector or classifier (CPU, resumable)"),
     "bench-synth": ("bench_synth", "benchmark synthetic scene generation (scenes/second)"),
     "bench-score": ("bench_score", "benchmark the rules engine (hands/second, worst case)"),

@@ -93,12 +93,33 @@ class PhotoScore:
 
 
 def score_recognition(rec: Recognition, ctx: PhotoContext, repair_on: bool = True) -> PhotoScore:
+    if not rec.cards:
+        raise PhotoError("No cards were found in the photo.")
+    rs = get_ruleset(ctx.ruleset, ctx.options)
+    return score_layout(rec, split_table(rec.cards, rs.n_jiang), ctx, repair_on)
+
+
+def layout_from_roles(roles: list[str]) -> TableLayout:
+    """A layout from per-card roles: ``hand``, ``jiang`` or ``meld:N`` (as corrected by a person)."""
+    lay = TableLayout()
+    melds: dict[str, list[int]] = {}
+    for i, r in enumerate(roles):
+        if r == "jiang":
+            lay.jiang.append(i)
+        elif r.startswith("meld"):
+            melds.setdefault(r, []).append(i)
+        else:
+            lay.hand.append(i)
+    lay.melds = [melds[k] for k in sorted(melds)]
+    return lay
+
+
+def score_layout(rec: Recognition, lay: TableLayout, ctx: PhotoContext, repair_on: bool = True) -> PhotoScore:
     t = time.perf_counter()
     cards = rec.cards
     if not cards:
         raise PhotoError("No cards were found in the photo.")
     rs = get_ruleset(ctx.ruleset, ctx.options)
-    lay = split_table(cards, rs.n_jiang)
     defaults: list[str] = []
     warnings: list[str] = []
     photo_jiang = [cards[i].code for i in lay.jiang]
@@ -119,6 +140,8 @@ def score_recognition(rec: Recognition, ctx: PhotoContext, repair_on: bool = Tru
     declared = []
     for g in lay.melds:
         code = cards[g[0]].code
+        if any(cards[i].code != code for i in g):
+            raise PhotoError(f"A group on the table must be equal cards, but holds {' '.join(cards[i].code for i in g)}.")
         how = ctx.declared_how.get(code) or ("pong" if len(g) == 3 else "exposed_kong")
         if code not in ctx.declared_how:
             defaults.append(f"{code}×{len(g)} on the table read as {'碰 pong' if how == 'pong' else '明杠 exposed quad'}")

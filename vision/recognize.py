@@ -81,6 +81,9 @@ def model_info(path: str | Path | None = None) -> ModelInfo:
     for f in ("detector.onnx", "classifier.onnx"):
         if not (p / f).is_file():
             raise ModelError(f"The model at {p} has no {f}.")
+    names = tuple(d.get("names", CODES))
+    if len(names) != len(CODES) or any(n not in CODES for n in names):
+        raise ModelError(f"The model at {p} does not name the 35 card codes (model.json 'names').")
     return ModelInfo(p, int(d.get("det_imgsz", 640)), int(d.get("cls_imgsz", FOLD)), float(d.get("temperature", 1.0)),
                      tuple(d.get("names", CODES)), float(d.get("conf", 0.35)), float(d.get("iou", 0.5)))
 

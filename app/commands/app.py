@@ -1,0 +1,49 @@
+"""`changpai app`: serve the table page to phones on the same network."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from ..cli import UserError
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--host", default="0.0.0.0", help="address to listen on (0.0.0.0: every phone on the network)")
+    p.add_argument("--port", type=int, default=8501)
+    p.add_argument("--db", help="tally database file (default ~/.changpai/tally.sqlite3)")
+    p.add_argument("--model", help="model folder (default models/changpai-v1)")
+    p.add_argument("--cert", help="TLS certificate (PEM) for HTTPS: phone browsers allow the camera only over HTTPS")
+    p.add_argument("--key", help="TLS private key (PEM)")
+    p.add_argument("--max-upload-mb", type=int, default=25)
+
+
+def command(args: argparse.Namespace) -> list[str]:
+    page = Path(__file__).resolve().parents[1] / "streamlit_app.py"
+    cmd = [sys.executable, "-m", "streamlit", "run", str(page), "--server.address", args.host, "--server.port", str(args.port),
+           "--server.headless", "true", "--browser.gatherUsageStats", "false", "--server.maxUploadSize", str(args.max_upload_mb)]
+    if args.cert or args.key:
+        if not (args.cert and args.key):
+            raise UserError("HTTPS needs both --cert and --key.")
+        for f in (args.cert, args.key):
+            if not Path(f).is_file():
+                raise UserError(f"No file at {f}.")
+        cmd += ["--server.sslCertFile", args.cert, "--server.sslKeyFile", args.key]
+    return cmd
+
+
+def run(args: argparse.Namespace) -> int:
+    cmd = command(args)
+    env = dict(os.environ)
+    if args.db:
+        env["CHANGPAI_DB"] = str(Path(args.db).resolve())
+    if args.model:
+        env["CHANGPAI_MODEL"] = str(Path(args.model).resolve())
+    env["CHANGPAI_MAX_UPLOAD_MB"] = str(args.max_upload_mb)
+    env.setdefault("PYTHONPATH", str(Path(__file__).resolve().parents[2]))
+    scheme = "https" if args.cert else "http"
+    print(f"changpai: serving on {scheme}://{args.host}:{args.port} (Ctrl-C to stop)", flush=True)
+    return subprocess.call(cmd, env=env)

@@ -1,0 +1,208 @@
+"""The table page (Streamlit): photo → hu, corrections, the other players' group points, the tally.
+
+Run with `changpai app` (or `streamlit run app/streamlit_app.py`). Phone first, Chinese first.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import random
+import string
+
+import cv2
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from app.i18n import LANGS, t
+from app.tally import Tally, TallyError, check_code
+from scoring import HandError, build_hand, score_hand
+from scoring.cards import CODES, N_PLAIN, NAMES_ZH
+from scoring.rulesets import EVENTS, RULESETS, get_ruleset
+from scoring.score import TYPE_EN, TYPE_ZH
+from vision.imageio import ImageError, load_image
+from vision.pipeline import PhotoContext, PhotoError, layout_from_roles, score_layout, score_recognition
+from vision.recognize import Card, ModelError, Recognition, model_info, recognize_array
+
+MAX_UPLOAD_MB = int(os.environ.get("CHANGPAI_MAX_UPLOAD_MB", "25"))
+EVENT_ZH = {"tian_cheng": "天成", "di_hu": "地胡", "tian_ting": "天听", "zhe_zhuang": "折庄", "hai_di": "海底捞月",
+            "gang_kai": "杠开", "qiong_hen": "穷狠"}
+
+
+@st.cache_resource
+def tally_store() -> Tally:
+    return Tally(os.environ.get("CHANGPAI_DB") or os.path.expanduser("~/.changpai/tally.sqlite3"))
+
+
+@st.cache_resource
+def warm_model(path: str | None):
+    """Load the ONNX sessions once per server."""
+    info = model_info(path)
+    recognize_array(np.full((64, 64, 3), 128, np.uint8), path)
+    return info
+
+
+def card_label(code: str) -> str:
+    return f"{NAMES_ZH[code]} {code}"
+
+
+def main() -> None:
+    st.set_page_config(page_title="changpai 长牌算胡", page_icon="🀄", layout="centered")
+    model_path = os.environ.get("CHANGPAI_MODEL") or None
+    with st.sidebar:
+        lang = st.radio("语言 / Language", list(LANGS), format_func=LANGS.get, horizontal=True, key="lang")
+        if "table_default" not in st.session_state:
+            st.session_state.table_default = st.query_params.get("table") or "".join(random.choices(string.ascii_uppercase + string.digits, k=4))
+        table = st.text_input(t("table_code", lang), value=st.session_state.table_default, help=t("table_help", lang), key="table_code")
+        ruleset = st.selectbox(t("ruleset", lang), list(RULESETS), key="ruleset")
+        n_jiang = get_ruleset(ruleset).n_jiang
+        jiang = st.multiselect(t("jiang", lang), list(CODES[:N_PLAIN]), format_func=card_label, max_selections=n_jiang,
+                               help=t("jiang_help", lang), key="jiang")
+    st.title(t("title", lang))
+    try:
+        warm_model(model_path)
+    except ModelError as e:
+        st.error(str(e))
+        st.stop()
+
+    shot = st.camera_input(t("take_photo", lang), key="camera")
+    upload = st.file_uploader(t("upload", lang), type=["jpg", "jpeg", "png", "webp", "heic", "bmp"], key="upload")
+    src = upload or shot
+    winner_total = None
+    if src is None:
+        st.info(t("no_photo", lang))
+    else:
+        data = src.getvalue()
+        if len(data) > MAX_UPLOAD_MB * 2**20:
+            st.error(t("too_big", lang, mb=MAX_UPLOAD_MB))
+            st.stop()
+        winner_total = photo_section(data, lang, jiang, ruleset, n_jiang, model_path)
+    others = others_section(lang, ruleset, jiang)
+    tally_section(lang, table, winner_total, others)
+
+
+def photo_section(data: bytes, lang: str, jiang: list[str], ruleset: str, n_jiang: int, model_path: str | None) -> int | None:
+    key = hashlib.sha1(data).hexdigest()[:16]
+    try:
+        img = load_image(data, name="the photo")
+    except ImageError as e:
+        st.error(str(e))
+        return None
+    if st.session_state.get("photo_key") != key:
+        rec = recognize_array(img, model_path)
+        st.session_state.photo_key = key
+        st.session_state.rec = rec
+        ctx0 = PhotoContext(ruleset=ruleset, jiang=jiang or None)
+        try:
+            ps0 = score_recognition(rec, ctx0)
+            roles = [ps0.role(i) for i in range(len(rec.cards))]
+        except (PhotoError, HandError):
+            roles = ["hand"] * len(rec.cards)
+        st.session_state.rows = pd.DataFrame({
+            "code": [c.code for c in rec.cards], "role": roles,
+            "conf": [round(c.confidence, 2) for c in rec.cards]})
+    rec: Recognition = st.session_state.rec
+    if not rec.cards:
+        st.warning(PhotoError("No cards were found in the photo.").args[0])
+        return None
+    st.caption(t("seen", lang, n=len(rec.cards)))
+    roles_all = ["hand", "jiang"] + [f"meld:{i}" for i in range(6)]
+    edited = st.data_editor(
+        st.session_state.rows, key="cards_editor", hide_index=False, width="stretch",
+        column_config={
+            "code": st.column_config.SelectboxColumn(t("code", lang), options=list(CODES), required=True),
+            "role": st.column_config.SelectboxColumn(t("role", lang), options=roles_all, required=True),
+            "conf": st.column_config.NumberColumn(t("conf", lang), disabled=True, format="%.2f"),
+        })
+    changed = not edited[["code", "role"]].equals(st.session_state.rows[["code", "role"]])
+    cards = [Card(str(row.code), 1.0 if changed else c.confidence, [(str(row.code), 1.0)] if changed else c.alternatives, c.quad)
+             for row, c in zip(edited.itertuples(), rec.cards, strict=True)]
+    rec2 = Recognition(rec.width, rec.height, cards, rec.timings_ms, rec.model)
+    lay = layout_from_roles([str(r) for r in edited["role"]])
+    hand_codes = sorted({cards[i].code for i in lay.hand}, key=CODES.index)
+    c1, c2, c3 = st.columns(3)
+    win = c1.selectbox(t("win_card", lang), ["?"] + hand_codes, format_func=lambda c: t("unknown", lang) if c == "?" else card_label(c),
+                       key="win")
+    tsumo = c2.checkbox(t("tsumo", lang), key="tsumo")
+    dealer = c3.checkbox(t("dealer", lang), key="dealer")
+    events = st.multiselect(t("events", lang), [e for e in EVENTS if e != "qiong_hen"], format_func=lambda e: f"{EVENT_ZH[e]} {e}",
+                            key="events")
+    how = {}
+    for gi, g in enumerate(lay.melds):
+        code = cards[g[0]].code
+        opts = ["pong"] if len(g) == 3 else ["exposed_kong", "concealed_kong", "dealt_kong"]
+        how[code] = st.selectbox(f"{t('how', lang)}: {NAMES_ZH[code]}×{len(g)}", opts, key=f"how_{gi}_{code}")
+    ctx = PhotoContext(ruleset=ruleset, jiang=jiang or None, win=None if win == "?" else win, self_drawn=tsumo, dealer=dealer,
+                       events=events, declared_how=how)
+    try:
+        ps = score_layout(rec2, lay, ctx, repair_on=not changed)
+    except (PhotoError, HandError) as e:
+        st.error(str(e))
+        return None
+    res = ps.result
+    head = (f"{TYPE_ZH[res.hand_type]} · " if lang == "zh" else f"{TYPE_EN[res.hand_type]} · ") if res.is_win else t("not_win", lang) + " · "
+    st.markdown(f"<div style='font-size:3.2rem;font-weight:700;line-height:1.1' id='total'>{res.total} 胡</div>"
+                f"<div style='font-size:1.1rem'>{head}{res.jiang_name}</div>", unsafe_allow_html=True)
+    st.subheader(t("breakdown", lang))
+    st.dataframe(pd.DataFrame({t("label", lang): [i.label if lang == "zh" else i.label_en for i in res.items],
+                               t("points", lang): [i.points for i in res.items], t("rule", lang): [i.rule for i in res.items]}),
+                 hide_index=True, width="stretch")
+    for w in ps.warnings:
+        st.warning(w)
+    if ps.defaults:
+        st.info(t("confirm", lang) + ": " + "; ".join(ps.defaults))
+    from vision.annotate import annotate
+
+    labels = [("将" if ps.role(i) == "jiang" else ("碰" if ps.role(i).startswith("meld") else "")) + c.name_zh for i, c in enumerate(cards)]
+    groups = [0 if ps.role(i) == "hand" else (1 if ps.role(i) == "jiang" else 2 + int(ps.role(i).split(":")[1])) for i in range(len(cards))]
+    img = load_image(data)
+    st.image(cv2.cvtColor(annotate(img, rec2, labels, groups), cv2.COLOR_BGR2RGB), width="stretch")
+    return res.total
+
+
+def others_section(lang: str, ruleset: str, jiang: list[str]) -> list[int]:
+    st.subheader(t("others", lang))
+    pts = []
+    for p in (2, 3):
+        text = st.text_input(f"{t('player', lang)} {p}{t('hand_of', lang)}", key=f"other_{p}")
+        if not text.strip():
+            pts.append(0)
+            continue
+        try:
+            res = score_hand(build_hand(concealed=text, jiang=jiang, ruleset=ruleset))
+        except HandError as e:
+            st.error(str(e))
+            pts.append(0)
+            continue
+        st.write(f"{t('player', lang)} {p}: **{res.total}** ({res.group_points})")
+        pts.append(res.total)
+    return pts
+
+
+def tally_section(lang: str, table: str, winner_total: int | None, others: list[int]) -> None:
+    st.subheader(t("tally", lang))
+    try:
+        table = check_code(table)
+    except TallyError as e:
+        st.error(str(e))
+        return
+    store = tally_store()
+    names = [st.session_state.get(f"name_{i}") or f"{t('player', lang)} {i}" for i in (1, 2, 3)]
+    c1, c2 = st.columns(2)
+    if c1.button(t("add_round", lang), disabled=winner_total is None, key="add_round", type="primary"):
+        store.add(table, names, [winner_total or 0, *others])
+        st.success(t("added", lang))
+    if c2.button(t("undo", lang), key="undo"):
+        st.success(t("undone", lang)) if store.undo(table) else st.info(t("nothing_to_undo", lang))
+    rounds = store.rounds(table)
+    if rounds:
+        df = pd.DataFrame([dict(zip(r["players"], r["points"], strict=True)) for r in rounds])
+        df.index = range(1, len(df) + 1)
+        st.dataframe(df, width="stretch")
+        tot = store.totals(table)
+        st.write(" · ".join(f"{k}: **{v}**" for k, v in tot.items()))
+        st.download_button(t("export", lang), store.csv(table), file_name=f"changpai-{table}.csv", mime="text/csv")
+
+
+main()

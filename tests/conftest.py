@@ -1,0 +1,20 @@
+"""Shared fixtures: the released model and sample photos rendered by the synth pipeline."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+MODEL = ROOT / "models" / "changpai-v1"
+SAMPLES = ROOT / "docs" / "samples"
+
+requires_model = pytest.mark.skipif(not (MODEL / "model.json").exists(), reason="no released model under models/changpai-v1")
+
+
+@pytest.fixture(scope="session")
+def sample_scenes() -> list[Path]:
+    files = sorted(SAMPLES.glob("hand_*.jpg"))
+    assert files, "docs/samples/hand_*.jpg are committed sample photos"
+    return files

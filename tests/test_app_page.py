@@ -1,0 +1,94 @@
+"""The Streamlit page through streamlit.testing: upload → total, a correction, bad uploads, the shared tally."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT, SAMPLES, requires_model
+
+pytestmark = requires_model
+PAGE = str(ROOT / "app" / "streamlit_app.py")
+
+
+@pytest.fixture()
+def app_env(tmp_path, monkeypatch):
+    monkeypatch.setenv("CHANGPAI_DB", str(tmp_path / "tally.sqlite3"))
+    monkeypatch.setenv("CHANGPAI_MAX_UPLOAD_MB", "3")
+    return tmp_path
+
+
+def _new():
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _total(at) -> int | None:
+    for m in at.markdown:
+        if "id='total'" in m.value:
+            return int(m.value.split(">")[1].split(" ")[0])
+    return None
+
+
+def _upload(at, name, data, mime="image/jpeg"):
+    at.file_uploader[0].set_value((name, data, mime))
+    at.run()
+    assert not at.exception, at.exception
+
+
+def test_upload_gives_the_total(app_env):
+    gt = json.loads((SAMPLES / "hand_0.json").read_text())
+    at = _new()
+    _upload(at, "hand.jpg", (SAMPLES / "hand_0.jpg").read_bytes())
+    assert _total(at) == gt["expected_total"]
+
+
+def test_correction_changes_the_total(app_env):
+    at = _new()
+    _upload(at, "hand.jpg", (SAMPLES / "hand_0.jpg").read_bytes())
+    before = _total(at)
+    rows = at.session_state["rows"]
+    hand_rows = [i for i, r in enumerate(rows["role"]) if r == "hand"]
+    # turn three hand cards into red flowers: the breakdown must change
+    edits = {i: {"code": "hh"} for i in hand_rows[:3]}
+    at.session_state["cards_editor"] = {"edited_rows": edits, "added_rows": [], "deleted_rows": []}
+    at.run()
+    assert not at.exception
+    after = _total(at)
+    assert after is not None and after != before
+
+
+@pytest.mark.parametrize("name,data,needle", [
+    ("x.jpg", b"not an image", "not an image"),
+    ("e.jpg", b"", "empty"),
+    ("big.jpg", b"\xff" * (4 * 2**20), "too large"),
+])
+def test_bad_uploads_give_a_message(app_env, name, data, needle):
+    at = _new()
+    at.file_uploader[0].set_value((name, data, "image/jpeg"))
+    at.run()
+    assert not at.exception, at.exception
+    msgs = " ".join(e.value for e in at.error)
+    assert needle in msgs or needle.replace("too large", "太大") in msgs
+
+
+def test_two_sessions_share_the_tally_across_restart(app_env):
+    a = _new()
+    a.sidebar.text_input(key="table_code").set_value("T42").run()
+    _upload(a, "hand.jpg", (SAMPLES / "hand_0.jpg").read_bytes())
+    a.button(key="add_round").click().run()
+    assert not a.exception
+    b = _new()  # another phone, same table code
+    b.sidebar.text_input(key="table_code").set_value("T42").run()
+    assert any("T42" in str(x) for x in [b.session_state["table_code"]])
+    from app.tally import Tally
+
+    assert len(Tally(Path(os.environ["CHANGPAI_DB"])).rounds("T42")) == 1
+    assert b.dataframe  # the tally table is shown to the second phone

@@ -1,0 +1,113 @@
+"""`changpai label`: formats checked by real consumers, resume, no-overwrite, bad files, Dask local mode."""
+
+import json
+import shutil
+
+import numpy as np
+import pytest
+
+from tests.conftest import requires_model
+from vision.labelling import find_images, label, ls_to_quad, quad_to_ls
+
+pytestmark = requires_model
+
+
+@pytest.fixture(scope="module")
+def photos(tmp_path_factory, sample_scenes):
+    root = tmp_path_factory.mktemp("photos")
+    (root / "sub").mkdir()
+    for i, p in enumerate(sample_scenes[:3]):
+        dest = root / ("sub" if i == 2 else ".") / (f"IMG_{i}.JPG" if i == 1 else f"img_{i}.jpg")
+        shutil.copy(p, dest)
+    (root / "broken.jpg").write_bytes(b"\xff\xd8\xff not really a jpeg")
+    (root / "notes.txt").write_text("not an image")
+    return root
+
+
+def test_finds_images_any_case(photos):
+    names = sorted(p.name for p in find_images(photos))
+    assert names == ["IMG_1.JPG", "broken.jpg", "img_0.jpg", "img_2.jpg"]
+
+
+def test_yolo_obb_checked_by_ultralytics(photos, tmp_path):
+    out = tmp_path / "y"
+    s = label(photos, out, "yolo-obb", workers=1, progress=False)
+    assert s.labelled == 3 and [f for f, _ in s.skipped] == ["broken.jpg"]
+    from vision.ultra import offline_ultralytics
+
+    offline_ultralytics()
+    from ultralytics.data.utils import check_det_dataset, verify_image_label
+
+    data = check_det_dataset(str(out / "dataset.yaml"))
+    assert data["nc"] == 35
+    for lab in (out / "labels").rglob("*.txt"):
+        img = out / "images" / lab.relative_to(out / "labels").with_suffix(".jpg")
+        img = img if img.exists() else img.with_suffix(".JPG")
+        res = verify_image_label((str(img), str(lab), "", False, 35, 0, 2, False))
+        n_found, n_corrupt = res[6], res[8]
+        assert n_found == 1 and n_corrupt == 0, res[-1]
+    assert (out / "review.html").read_text().startswith("<!doctype html>")
+
+
+def test_coco_checked_by_pycocotools_and_supervision(photos, tmp_path):
+    out = tmp_path / "c"
+    s = label(photos, out, "coco", workers=1, progress=False)
+    from pycocotools.coco import COCO
+
+    coco = COCO(str(out / "annotations.json"))
+    assert len(coco.getImgIds()) == 3 and len(coco.getAnnIds()) == s.cards
+    import supervision as sv
+
+    ds = sv.DetectionDataset.from_coco(images_directory_path=str(photos), annotations_path=str(out / "annotations.json"),
+                                       force_masks=False)
+    assert len(ds) == 3
+    # rotated boxes survive as polygons: 8 numbers each
+    ann = json.loads((out / "annotations.json").read_text())["annotations"][0]
+    assert len(ann["segmentation"][0]) == 8
+
+
+def test_label_studio_tasks(photos, tmp_path):
+    out = tmp_path / "ls"
+    label(photos, out, "label-studio", workers=1, progress=False)
+    tasks = json.loads((out / "tasks.json").read_text())
+    assert len(tasks) == 3
+    for task in tasks:
+        assert set(task) == {"data", "predictions"} and "image" in task["data"]
+        for r in task["predictions"][0]["result"]:
+            assert r["type"] == "rectanglelabels" and r["from_name"] == "label" and r["to_name"] == "image"
+            v = r["value"]
+            assert set(v) == {"x", "y", "width", "height", "rotation", "rectanglelabels"}
+            assert 0 <= v["rotation"] < 360 and v["rectanglelabels"][0] in json.dumps(list(__import__("scoring").CODES))
+    assert "<RectangleLabels" in (out / "label_config.xml").read_text()
+
+
+def test_label_studio_geometry_round_trip():
+    q = np.array([[100, 50], [140, 60], [110, 250], [70, 240]], np.float64)
+    q[2] = q[1] + (q[3] - q[0])  # a true rectangle-ish parallelogram
+    back = ls_to_quad(quad_to_ls(q, 400, 300), 400, 300)
+    assert np.allclose(back[:2], q[:2], atol=1e-6)
+
+
+def test_resume_and_never_overwrite_edits(photos, tmp_path):
+    out = tmp_path / "r"
+    label(photos, out, "yolo-obb", workers=1, progress=False)
+    lab = next((out / "labels").rglob("*.txt"))
+    lab.write_text("0 0.1 0.1 0.2 0.1 0.2 0.9 0.1 0.9\n")  # a person's correction
+    s2 = label(photos, out, "yolo-obb", workers=1, progress=False)
+    assert s2.resumed == 3 and s2.labelled == 0
+    assert lab.read_text() == "0 0.1 0.1 0.2 0.1 0.2 0.9 0.1 0.9\n"
+    assert any(lab.name in k for k in s2.kept_edited)
+    label(photos, out, "yolo-obb", workers=1, progress=False, overwrite=True)
+    assert lab.read_text() != "0 0.1 0.1 0.2 0.1 0.2 0.9 0.1 0.9\n"
+
+
+def test_dask_local_mode(photos, tmp_path):
+    from vision.labelling import dask_mapper
+
+    s = label(photos, tmp_path / "d", "yolo-obb", progress=False, mapper=dask_mapper(None))
+    assert s.labelled == 3 and len(s.skipped) == 1
+
+
+def test_missing_folder(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        label(tmp_path / "nope", progress=False)
