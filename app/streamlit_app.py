@@ -53,7 +53,8 @@ def main() -> None:
     with st.sidebar:
         lang = st.radio("语言 / Language", list(LANGS), format_func=LANGS.get, horizontal=True, key="lang")
         if "table_default" not in st.session_state:
-            st.session_state.table_default = st.query_params.get("table") or "".join(random.choices(string.ascii_uppercase + string.digits, k=4))
+            fresh = "".join(random.choices(string.ascii_uppercase + string.digits, k=4))
+            st.session_state.table_default = st.query_params.get("table") or fresh
         table = st.text_input(t("table_code", lang), value=st.session_state.table_default, help=t("table_help", lang), key="table_code")
         ruleset = st.selectbox(t("ruleset", lang), list(RULESETS), key="ruleset")
         n_jiang = get_ruleset(ruleset).n_jiang
@@ -141,7 +142,10 @@ def photo_section(data: bytes, lang: str, jiang: list[str], ruleset: str, n_jian
         st.error(str(e))
         return None
     res = ps.result
-    head = (f"{TYPE_ZH[res.hand_type]} · " if lang == "zh" else f"{TYPE_EN[res.hand_type]} · ") if res.is_win else t("not_win", lang) + " · "
+    if res.is_win:
+        head = f"{TYPE_ZH[res.hand_type]} · " if lang == "zh" else f"{TYPE_EN[res.hand_type]} · "
+    else:
+        head = t("not_win", lang) + " · "
     st.markdown(f"<div style='font-size:3.2rem;font-weight:700;line-height:1.1' id='total'>{res.total} 胡</div>"
                 f"<div style='font-size:1.1rem'>{head}{res.jiang_name}</div>", unsafe_allow_html=True)
     st.subheader(t("breakdown", lang))
