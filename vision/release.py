@@ -58,6 +58,9 @@ def release(what: str, run_dir: str | Path, name: str, extra: dict[str, Any] | N
     target = "detector" if what == "detect" else "classifier"
     shutil.copy(onnx, dest / f"{target}.onnx")
     shutil.copy(best, dest / f"{target}.pt")
+    from ultralytics.utils.torch_utils import strip_optimizer
+
+    strip_optimizer(str(dest / f"{target}.pt"))  # weights only (half precision): small enough to commit
     meta[f"{'det' if what == 'detect' else 'cls'}_imgsz"] = imgsz
     meta.setdefault("conf", 0.35)
     meta.setdefault("iou", 0.5)
