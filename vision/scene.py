@@ -104,6 +104,14 @@ def layout_fan(codes: list[str], rng: random.Random, group: str = "hand") -> lis
     return out
 
 
+def layout_grid(codes: list[str], rng: random.Random, per_row: int = 9) -> list[Placement]:
+    """Rows of ``per_row`` cards, upright, small gaps: how a player lays out one card of each kind."""
+    step = 1 + rng.uniform(0.08, 0.3)
+    gap = ASPECT * rng.uniform(1.08, 1.25)
+    return [Placement(c, (i % per_row) * step + rng.uniform(-0.04, 0.04), (i // per_row) * gap + rng.uniform(-0.08, 0.08),
+                      rng.uniform(-2, 2), False, "grid") for i, c in enumerate(codes)]
+
+
 def layout_melds(melds: list[list[str]], rng: random.Random, y: float, x0: float) -> list[Placement]:
     """Clusters of 3–4 equal cards, side by side or slightly overlapped, apart from each other."""
     out = []
@@ -122,6 +130,8 @@ def arrange(spec: SceneSpec, rng: random.Random) -> list[Placement]:
     """Place the hand, the melds and the jiang cards on the table (table units)."""
     lay = spec.layout
     hand = list(spec.cards)
+    if lay == "grid":  # the calibration layout: rows of 9 side by side, in the documented order
+        return layout_grid(hand, rng)
     if lay == "fan":
         places = layout_fan(hand, rng)
     elif lay == "stair":

@@ -1,0 +1,41 @@
+"""`changpai calibrate PHOTOS... --out models/NAME`: fit the recognizer to your own deck."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..cli import UserError
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("photos", nargs="*", help="photo(s) of one card of each kind laid in rows: 条 1–9, 丙 1–9, 万 1–9, 千字 红花 白花")
+    p.add_argument("--out", required=True, help="model folder to write, e.g. models/my-deck")
+    p.add_argument("--faces", help="instead of photos: a folder of face images per code (FACES/<code>/*.jpg)")
+    p.add_argument("--base", help="model to start from (default models/changpai-v1)")
+    p.add_argument("--scenes", type=int, default=160, help="synthetic scenes rendered with your faces")
+    p.add_argument("--epochs", type=int, default=4)
+    p.add_argument("--yes", action="store_true", help="do not ask to confirm the named faces")
+
+
+def run(args: argparse.Namespace) -> int:
+    from vision.calibrate import CalibrationError, calibrate
+    from vision.imageio import ImageError
+    from vision.recognize import ModelError
+
+    def confirm(sheet) -> bool:
+        if args.yes:
+            return True
+        print(f"Check the names under each face in {sheet}.")
+        if not sys.stdin.isatty():
+            raise UserError(f"Look at {sheet}; if every name is right, run again with --yes.")
+        return input("Are all names right? [y/N] ").strip().lower() in ("y", "yes", "是", "对")
+
+    if not args.photos and not args.faces:
+        raise UserError("Give a calibration photo, or --faces DIR.")
+    try:
+        r = calibrate(args.photos, args.out, args.base, args.faces, args.scenes, args.epochs, confirm=confirm)
+    except (CalibrationError, ImageError, ModelError, ValueError) as e:
+        raise UserError(str(e)) from None
+    print(f"calibrated model: {r['out']} ({r['faces']} faces, {r['minutes']} min). Use it with --model {r['out']}.")
+    return 0

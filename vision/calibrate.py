@@ -1,0 +1,196 @@
+"""Deck calibration (`changpai calibrate`): fit the classifier to a player's own deck.
+
+The player lays one card of each kind in rows, in the documented order (CALIBRATION_ORDER: 条 1–9, 丙 1–9,
+万 1–9, then 千字 红花 白花 and any extras) and takes one or a few photos. The detector finds the cards,
+the order names them, a check sheet shows each face with its name, and the classifier is fine-tuned on
+scenes rendered from those faces.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from scoring.cards import CODES, NAMES_ZH
+
+from .faces import FACE_H, FACE_W
+from .geometry import rectify
+from .imageio import load_image
+from .recognize import DEFAULT_MODEL, _reading_order, model_info, recognize_array
+
+CALIBRATION_ORDER: tuple[str, ...] = CODES  # 1t…9t 1b…9b 1w…9w qz hh bh [fu lu shou xi cai]
+
+
+class CalibrationError(ValueError):
+    pass
+
+
+def faces_from_photo(img: np.ndarray, model: str | Path | None = None) -> list[tuple[str, np.ndarray]]:
+    """Cut the cards of a calibration photo and name them by their place in the rows."""
+    rec = recognize_array(img, model)
+    cards = sorted(rec.cards, key=_reading_order)
+    n = len(cards)
+    if n not in (30, 35):
+        raise CalibrationError(
+            f"Found {n} cards, but a calibration photo holds 30 (条, 丙, 万 1–9, 千字 红花 白花) or 35 (with the five extras) "
+            "in rows of nine; check that every card is in the photo, apart from its neighbours, and nothing else lies there.")
+    # rows: group by reading order, then check there are rows of 9
+    out = []
+    for code, c in zip(CALIBRATION_ORDER[:n], cards, strict=True):
+        crop = rectify(img, np.array(c.quad, np.float32), (FACE_W, FACE_H), ordered=True)
+        out.append((code, crop))
+    return out
+
+
+def faces_from_folder(folder: Path) -> list[tuple[str, np.ndarray]]:
+    from .faces import load_face_folder
+
+    got = load_face_folder(folder)
+    missing = [c for c in CALIBRATION_ORDER[:30] if c not in got]
+    if missing:
+        raise CalibrationError(f"The face folder lacks {', '.join(missing)}: it needs one sub-folder per card code.")
+    return [(code, load_image(paths[0])) for code, paths in got.items()]
+
+
+def check_sheet(faces: list[tuple[str, np.ndarray]]) -> np.ndarray:
+    """Every face with the name it was given, for the player to confirm."""
+    from PIL import Image, ImageDraw
+
+    from .fonts import UI_FONT, font
+
+    tiles = []
+    for code, face in faces:
+        f = cv2.resize(face, (FACE_W, FACE_H))
+        label = Image.new("RGB", (FACE_W, 40), (40, 40, 40))
+        ImageDraw.Draw(label).text((FACE_W / 2, 20), f"{NAMES_ZH[code]} {code}", font=font(UI_FONT, 16), fill=(255, 255, 255), anchor="mm")
+        tiles.append(np.vstack([cv2.cvtColor(np.asarray(label), cv2.COLOR_RGB2BGR), f]))
+    rows = [np.hstack([np.pad(t, ((4, 4), (4, 4), (0, 0)), constant_values=90) for t in tiles[i:i + 9]]) for i in range(0, len(tiles), 9)]
+    width = max(r.shape[1] for r in rows)
+    return np.vstack([np.pad(r, ((0, 0), (0, width - r.shape[1]), (0, 0)), constant_values=90) for r in rows])
+
+
+def calibrate(photos: list[str], out: str | Path, base: str | Path | None = None, faces_dir: str | None = None,
+              scenes: int = 160, epochs: int = 4, workers: int = 2, confirm=None) -> dict[str, Any]:
+    """Build a calibrated model folder ``out`` (the base detector, a fine-tuned classifier)."""
+    t0 = time.perf_counter()
+    base_info = model_info(base or DEFAULT_MODEL)
+    out = Path(out)
+    faces_root = out / "faces"
+    if faces_dir:
+        faces = faces_from_folder(Path(faces_dir))
+    else:
+        if not photos:
+            raise CalibrationError("Give a calibration photo (or --faces DIR).")
+        faces = []
+        for p in photos:
+            got = faces_from_photo(load_image(p), base_info.path)
+            faces = faces or got
+            if got and faces is not got:
+                faces = faces + [(c, f) for c, f in got if c not in {x for x, _ in faces}]
+    out.mkdir(parents=True, exist_ok=True)
+    for code, face in faces:
+        d = faces_root / code
+        d.mkdir(parents=True, exist_ok=True)
+        cv2.imwrite(str(d / "face.png"), face)
+    sheet = out / "check.png"
+    cv2.imwrite(str(sheet), check_sheet(faces))
+    if confirm is not None and not confirm(sheet):
+        raise CalibrationError(f"Not confirmed: look at {sheet}, lay the cards in the documented order and try again.")
+    # render scenes with these faces and fine-tune the classifier
+    from .synth import Job
+    from .synth import run as synth_run
+    from .train import train_classify
+
+    data = out / "synth"
+    synth_run(Job(str(data), "classify", 4242, scenes, ("classic",), str(faces_root), 0.15, 1280, 960), workers=workers, force=True)
+    _fill_missing_classes(data)
+    run_dir = train_classify(str(data), epochs=epochs, imgsz=base_info.cls_imgsz, batch=64, name=f"calibrate-{out.name}",
+                             model=str(base_info.path / "classifier.pt"), workers=1,
+                             extra=dict(lr0=0.001, warmup_epochs=0, pretrained=True))
+    from .release import export_onnx
+
+    onnx = export_onnx(run_dir / "weights" / "best.pt", base_info.cls_imgsz, dynamic=True)
+    shutil.copy(onnx, out / "classifier.onnx")
+    shutil.copy(base_info.path / "detector.onnx", out / "detector.onnx")
+    meta = json.loads((base_info.path / "model.json").read_text())
+    meta["calibrated_from"] = str(base_info.path)
+    meta["calibration"] = {"faces": len(faces), "scenes": scenes, "epochs": epochs, "minutes": round((time.perf_counter() - t0) / 60, 1)}
+    (out / "model.json").write_text(json.dumps(meta, indent=1, ensure_ascii=False))
+    shutil.rmtree(data, ignore_errors=True)
+    return {"out": str(out), "faces": len(faces), "check": str(sheet), **meta["calibration"]}
+
+
+def _fill_missing_classes(data: Path) -> None:
+    """ultralytics wants every class in train and val: an empty class folder gets crops from the other split,
+    or, for a kind the calibration deck does not have, faces rendered in a stock style."""
+    import random
+
+    from .faces import random_style, render_face
+    from .geometry import fold
+
+    for code in CODES:
+        tr, va = data / "train" / code, data / "val" / code
+        tr.mkdir(parents=True, exist_ok=True)
+        va.mkdir(parents=True, exist_ok=True)
+        if not any(tr.iterdir()) and not any(va.iterdir()):
+            for k in range(4):
+                face, _ = render_face(code, random_style(random.Random(k)), k)
+                crop = fold(cv2.resize(face, (64, 256), interpolation=cv2.INTER_AREA))
+                cv2.imwrite(str((tr if k < 3 else va) / f"stock_{k}.jpg"), crop)
+        for a, b in ((tr, va), (va, tr)):
+            if not any(a.iterdir()):
+                src = next(iter(b.glob("*.jpg")), None)
+                if src is not None:
+                    shutil.copy(src, a / src.name)
+
+
+def render_calibration_photo(style, seed: int = 0, n: int = 30, size: tuple[int, int] = (1600, 1200)) -> tuple[np.ndarray, dict]:
+    """A photo of one card of each kind laid in rows of nine, in the calibration order."""
+    import random
+
+    from .faces import FaceSource
+    from .scene import SceneSpec, compose
+
+    rng = random.Random(f"calib:{seed}")
+    spec = SceneSpec(size[0], size[1], "grid", list(CALIBRATION_ORDER[:n]), [], [], 1 / 12)
+    return compose(spec, FaceSource(style, seed=seed), rng)
+
+
+def measure(work: str | Path, base: str | Path | None = None, n_test: int = 60, seed: int = 31337, scenes: int = 160,
+            epochs: int = 4) -> dict[str, Any]:
+    """Before/after figures on a deck in the held-out style: one calibration photo, a test set of that deck."""
+    import random
+
+    from .evaluate import evaluate
+    from .faces import FaceSource, random_style
+    from .synth import Job
+    from .synth import run as synth_run
+
+    work = Path(work)
+    work.mkdir(parents=True, exist_ok=True)
+    style = random_style(random.Random(seed), "holdout")
+    # the deck's true faces, to render the test photos of this deck
+    true_faces = work / "deck_faces"
+    src = FaceSource(style, seed=seed)
+    for code in CODES:
+        (true_faces / code).mkdir(parents=True, exist_ok=True)
+        cv2.imwrite(str(true_faces / code / "face.png"), src.face(code)[0])
+    test = work / "test"
+    synth_run(Job(str(test), "hands", seed, n_test, ("holdout",), str(true_faces), 0.0, 1280, 960), workers=2, force=True, progress=False)
+    photo, _ = render_calibration_photo(style, seed)
+    photo_path = work / "calibration_photo.jpg"
+    cv2.imwrite(str(photo_path), photo, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    before = evaluate(test, base, progress=False)
+    t = time.perf_counter()
+    cal = calibrate([str(photo_path)], work / "model", base, scenes=scenes, epochs=epochs)
+    minutes = (time.perf_counter() - t) / 60
+    after = evaluate(test, work / "model", progress=False)
+    keys = ("precision", "recall", "classification_accuracy", "whole_photo_exact")
+    return {"test_images": n_test, "style": "holdout", "seed": seed, "calibration_minutes": round(minutes, 1),
+            "before": {k: before[k] for k in keys}, "after": {k: after[k] for k in keys}, "calibration": cal}
