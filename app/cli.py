@@ -18,6 +18,7 @@ COMMANDS = {
     "eval": ("evaluate", "evaluate the recognizer on a synthetic test set"),
     "label": ("label", "auto-label a folder of card photos for review and training"),
     "calibrate": ("calibrate", "fit the recognizer to your own deck from a photo of its faces"),
+    "eval-calibration": ("eval_calibration", "measure calibration on a deck style the model never saw"),
     "train": ("train", "train the card detector or classifier (CPU, resumable)"),
     "bench-synth": ("bench_synth", "benchmark synthetic scene generation (scenes/second)"),
     "bench-score": ("bench_score", "benchmark the rules engine (hands/second, worst case)"),

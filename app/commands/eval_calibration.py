@@ -1,0 +1,36 @@
+"""`changpai eval-calibration`: card accuracy before and after calibrating to a deck in the held-out style."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from ..cli import UserError
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--work", default="data/calibration-eval", help="working folder")
+    p.add_argument("--base", help="model to calibrate (default models/changpai-v1)")
+    p.add_argument("--n", type=int, default=60, help="test photos of the deck")
+    p.add_argument("--seed", type=int, default=31337)
+    p.add_argument("--json", metavar="OUT")
+
+
+def run(args: argparse.Namespace) -> int:
+    from vision.calibrate import CalibrationError, measure
+    from vision.recognize import ModelError
+
+    try:
+        r = measure(args.work, args.base, args.n, args.seed)
+    except (CalibrationError, ModelError) as e:
+        raise UserError(str(e)) from None
+    for k in ("before", "after"):
+        v = r[k]
+        print(f"{k:>6}: card accuracy {v['classification_accuracy'] * 100:.2f} %, recall {v['recall'] * 100:.2f} %, "
+              f"precision {v['precision'] * 100:.2f} %, whole-photo exact {v['whole_photo_exact'] * 100:.2f} %")
+    print(f"calibration took {r['calibration_minutes']} min")
+    out = Path(args.json or Path(args.work) / "calibration_report.json")
+    out.write_text(json.dumps(r, indent=1, ensure_ascii=False))
+    print(f"report: {out}")
+    return 0
