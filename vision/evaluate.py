@@ -114,3 +114,62 @@ def format_report(r: dict[str, Any]) -> str:
         pairs = ", ".join(f"{c['true']}→{c['pred']} ×{c['count']}" for c in r["confusions"][:8])
         lines.append("  most confused (true → predicted): " + pairs)
     return "\n".join(lines)
+
+
+def evaluate_hands(root: str | Path, model: str | Path | None = None, limit: int | None = None, progress: bool = True,
+                   jiang_from_photo: bool = True) -> dict[str, Any]:
+    """End to end over winning-hand photos (`changpai synth --kind hands`): share of photos whose total is
+    exactly right, without and with repair, and photo-to-total latency. The context a photo cannot show
+    comes from each photo's hand file, as `changpai score --context` would take it."""
+    from tqdm import tqdm
+
+    from .imageio import load_image
+    from .pipeline import PhotoContext, PhotoError, score_recognition
+    from .recognize import recognize_array
+
+    root = Path(root)
+    gts = sorted((root / "gt").glob("*.json"))
+    gts = [g for g in gts if "expected_total" in json.loads(g.read_text())][:limit] if limit else \
+        [g for g in gts if "expected_total" in json.loads(g.read_text())]
+    if not gts:
+        raise FileNotFoundError(f"No winning-hand ground truth in {root}/gt: make it with `changpai synth --kind hands`.")
+    right_plain = right_rep = repaired = errors = 0
+    lat = []
+    rows = []
+    for p in tqdm(gts, desc="eval hands", unit="img", disable=not progress):
+        gt = json.loads(p.read_text())
+        ctx = PhotoContext.from_hand_file(gt["hand"])
+        if jiang_from_photo:
+            ctx.jiang = None
+        t = time.perf_counter()
+        img = load_image(root / gt["image"])
+        rec = recognize_array(img, model)
+        try:
+            with_rep = score_recognition(rec, ctx, repair_on=True)
+            total_rep = with_rep.result.total
+            n_rep = len(with_rep.repair.changes)
+        except PhotoError as e:
+            total_rep, n_rep = None, 0
+            errors += 1
+            rows.append({"image": gt["image"], "error": str(e)})
+        lat.append((time.perf_counter() - t) * 1000)
+        try:
+            total_plain = score_recognition(rec, ctx, repair_on=False).result.total
+        except PhotoError:
+            total_plain = None
+        exp = gt["expected_total"]
+        right_plain += total_plain == exp
+        right_rep += total_rep == exp
+        repaired += n_rep > 0
+        rows.append({"image": gt["image"], "expected": exp, "without_repair": total_plain, "with_repair": total_rep,
+                     "repairs": n_rep})
+    n = len(gts)
+    return {
+        "photos": n,
+        "exact_without_repair": round(right_plain / n, 4),
+        "exact_with_repair": round(right_rep / n, 4),
+        "photos_repaired": repaired,
+        "errors": errors,
+        "latency_ms": {"p50": round(float(np.percentile(lat, 50)), 1), "p90": round(float(np.percentile(lat, 90)), 1)},
+        "per_photo": rows,
+    }
