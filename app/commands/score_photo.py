@@ -47,6 +47,8 @@ def build_context(args: argparse.Namespace):
             if len(d) != 1:
                 raise UserError(f"{path} holds {len(d)} hands; --context takes one.")
             d = d[0]
+        if isinstance(d, dict) and isinstance(d.get("hand"), dict):  # a synth ground-truth file: its hand
+            d = d["hand"]
         if not isinstance(d, dict):
             raise UserError(f"{path} must hold one hand (a JSON object).")
         ctx = PhotoContext.from_hand_file(d)

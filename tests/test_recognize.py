@@ -1,0 +1,82 @@
+"""The recognizer's inference path (onnxruntime only) on committed sample photos."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from app.cli import main
+from tests.conftest import ROOT, SAMPLES, requires_model
+
+pytestmark = requires_model
+
+
+def _gt(i):
+    return json.loads((SAMPLES / f"hand_{i}.json").read_text())
+
+
+def test_sample_photo_recognized(capsys):
+    from vision.evaluate import match
+    from vision.recognize import recognize
+
+    gt = _gt(4)
+    rec = recognize(SAMPLES / "hand_4.jpg")
+    gq = [np.array(c["quad"], np.float32) for c in gt["cards"]]
+    pq = [np.array(c.quad, np.float32) for c in rec.cards]
+    m = match(pq, gq)
+    assert len(m) == len(gq) == len(pq)
+    assert all(rec.cards[i].code == gt["cards"][j]["code"] for i, j in m)
+
+
+def test_recognize_cli_json(capsys):
+    assert main(["recognize", str(SAMPLES / "hand_4.jpg"), "--json"]) == 0
+    cards = json.loads(capsys.readouterr().out)
+    c = cards[0]
+    assert set(c) >= {"code", "confidence", "alternatives", "quad"} and len(c["quad"]) == 4
+    assert abs(sum(p for _, p in c["alternatives"]) - 1) < 0.2
+
+
+def test_onnx_path_never_imports_torch():
+    code = ("import sys; from vision.recognize import recognize; "
+            f"r = recognize({str(SAMPLES / 'hand_4.jpg')!r}); "
+            "bad = [m for m in ('torch', 'ultralytics', 'torchvision') if m in sys.modules]; "
+            "print(len(r.cards), bad); sys.exit(1 if bad or not r.cards else 0)")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_photo_without_cards_is_empty():
+    from vision.recognize import recognize_array
+
+    rng = np.random.default_rng(0)
+    table = (rng.normal(90, 20, (960, 1280, 3))).clip(0, 255).astype(np.uint8)
+    assert recognize_array(table).cards == []
+
+
+@pytest.mark.parametrize("content,needle", [(b"", "empty"), (b"GIF89a garbage", "not an image")])
+def test_cli_bad_files(tmp_path, capsys, content, needle):
+    p = tmp_path / "x.jpg"
+    p.write_bytes(content)
+    assert main(["recognize", str(p)]) == 2
+    err = capsys.readouterr().err
+    assert needle in err and err.count("\n") == 1
+
+
+def test_score_photo_cli(capsys):
+    gt = _gt(4)
+    code = main(["score", str(SAMPLES / "hand_4.jpg"), "--context", str(SAMPLES / "hand_4.json"), "--json"])
+    d = json.loads(capsys.readouterr().out)
+    assert code == 0 and d["total"] == gt["expected_total"] and d["is_win"]
+
+
+def test_score_photo_no_cards_message(tmp_path, capsys):
+    import cv2
+
+    p = tmp_path / "empty_table.png"
+    cv2.imwrite(str(p), np.full((600, 800, 3), 80, np.uint8))
+    assert main(["score", str(p)]) == 2
+    assert "No cards were found" in capsys.readouterr().err
