@@ -110,12 +110,17 @@ def calibrate(photos: list[str], out: str | Path, base: str | Path | None = None
     data = out / "synth"
     synth_run(Job(str(data), "classify", 4242, scenes, ("classic",), str(faces_root), 0.15, 1280, 960), workers=workers, force=True)
     _fill_missing_classes(data)
+    # folders named so their sorted order is the class order of the base classifier's head
+    for split in ("train", "val"):
+        for k, code in enumerate(CODES):
+            (data / split / code).rename(data / split / f"{k:02d}_{code}")
     run_dir = train_classify(str(data), epochs=epochs, imgsz=base_info.cls_imgsz, batch=64, name=f"calibrate-{out.name}",
                              model=str(base_info.path / "classifier.pt"), workers=1,
                              extra=dict(lr0=0.001, warmup_epochs=0, pretrained=True))
-    from .release import export_onnx
+    from .release import export_onnx, reorder_classifier
 
-    onnx = export_onnx(run_dir / "weights" / "best.pt", base_info.cls_imgsz, dynamic=True)
+    tuned = reorder_classifier(run_dir / "weights" / "best.pt", run_dir / "weights" / "release.pt")
+    onnx = export_onnx(tuned, base_info.cls_imgsz, dynamic=True)
     shutil.copy(onnx, out / "classifier.onnx")
     shutil.copy(base_info.path / "detector.onnx", out / "detector.onnx")
     meta = json.loads((base_info.path / "model.json").read_text())

@@ -41,6 +41,25 @@ def export_onnx(weights: Path, imgsz: int, dynamic: bool) -> Path:
     return Path(out)
 
 
+def reorder_classifier(weights: Path, out: Path) -> Path:
+    """ultralytics names classification classes by sorted folder name (1b, 1t, 1w, …); permute the head so
+    the outputs follow the project's class order (CODES, DESIGN.md) and the names say so."""
+    offline_ultralytics()
+    import torch
+    from ultralytics import YOLO
+
+    m = YOLO(str(weights))
+    names = {i: n.split("_", 1)[-1] for i, n in m.model.names.items()}  # "07_8t" (calibration folders) -> "8t"
+    order = [next(i for i, n in names.items() if n == code) for code in CODES]
+    head = m.model.model[-1].linear
+    with torch.no_grad():
+        head.weight.copy_(head.weight[order].clone())
+        head.bias.copy_(head.bias[order].clone())
+    m.model.names = dict(enumerate(CODES))
+    m.save(str(out))
+    return out
+
+
 def release(what: str, run_dir: str | Path, name: str, extra: dict[str, Any] | None = None) -> Path:
     run_dir = Path(run_dir)
     best = run_dir / "weights" / "best.pt"
@@ -54,6 +73,8 @@ def release(what: str, run_dir: str | Path, name: str, extra: dict[str, Any] | N
     meta_p = dest / "model.json"
     meta = json.loads(meta_p.read_text()) if meta_p.exists() else {"names": list(CODES)}
     imgsz = int(args.get("imgsz", 640 if what == "detect" else 128))
+    if what == "classify":
+        best = reorder_classifier(best, run_dir / "weights" / "release.pt")
     onnx = export_onnx(best, imgsz, dynamic=(what == "classify"))
     target = "detector" if what == "detect" else "classifier"
     shutil.copy(onnx, dest / f"{target}.onnx")
@@ -62,6 +83,13 @@ def release(what: str, run_dir: str | Path, name: str, extra: dict[str, Any] | N
 
     strip_optimizer(str(dest / f"{target}.pt"))  # weights only (half precision): small enough to commit
     meta[f"{'det' if what == 'detect' else 'cls'}_imgsz"] = imgsz
+    calib: dict[str, Any] = {}
+    val_dir = Path(str(args.get("data", ""))) / "val"
+    if what == "classify" and val_dir.is_dir():
+        from .calibration_temp import fit_temperature
+
+        calib = fit_temperature(dest / "classifier.onnx", val_dir)
+        meta["temperature"] = calib["temperature"]
     meta.setdefault("conf", 0.35)
     meta.setdefault("iou", 0.5)
     meta[target] = {
@@ -72,7 +100,7 @@ def release(what: str, run_dir: str | Path, name: str, extra: dict[str, Any] | N
         "batch": args.get("batch"),
         "results": _results(run_dir),
         "released": dt.date.today().isoformat(),
-    } | (extra or {})
+    } | ({"confidence_calibration": calib} if calib else {}) | (extra or {})
     meta_p.write_text(json.dumps(meta, indent=1, ensure_ascii=False))
     write_card(dest, meta)
     return dest
@@ -89,7 +117,7 @@ def write_card(dest: Path, meta: dict[str, Any]) -> Path:
         if not d:
             continue
         lines += [f"## {part}", ""]
-        for k in ("trained_from", "data", "epochs", "imgsz", "batch", "hours", "released", "temperature"):
+        for k in ("trained_from", "data", "epochs", "imgsz", "batch", "hours", "released", "confidence_calibration"):
             if d.get(k) is not None:
                 lines.append(f"- {k}: {d[k]}")
         res = d.get("results", {}).get("last_epoch")
