@@ -29,7 +29,7 @@ def train_detect(data: str, epochs: int = 12, imgsz: int = 640, batch: int = 8, 
             raise FileNotFoundError(f"No checkpoint to resume at {last}.")
         YOLO(str(last)).train(resume=True, device=device, workers=workers)
         return run_dir
-    m = YOLO(model, task="obb")
+    m = YOLO(model, task="obb")  # a YAML (from scratch) or weights to fine-tune
     args = _common(device, workers) | dict(
         data=str(Path(data).resolve()), epochs=epochs, imgsz=imgsz, batch=batch, project=str(RUNS.resolve()), name=name,
         single_cls=True, fraction=fraction,
