@@ -65,6 +65,20 @@ def clusters(cards: list[Card], gap: float = 0.45) -> list[list[int]]:
     return sorted(groups.values(), key=lambda g: (-len(g), min(g)))
 
 
+def _equal_runs(cards: list[Card], g: list[int]) -> list[list[int]]:
+    """The cluster's cards along its main axis, cut into runs of equal codes."""
+    ctr = np.array([np.mean(cards[i].quad, axis=0) for i in g])
+    axis = np.linalg.svd(ctr - ctr.mean(0))[2][0] if len(g) > 1 else np.array([1.0, 0.0])
+    order = [g[k] for k in np.argsort(ctr @ axis)]
+    runs: list[list[int]] = []
+    for i in order:
+        if runs and cards[runs[-1][-1]].code == cards[i].code:
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    return runs
+
+
 def split_table(cards: list[Card], n_jiang: int) -> TableLayout:
     """The largest cluster(s) form the hand; small clusters of 3–4 equal cards are declared groups;
     clusters of 1–2 cards lying apart are the flipped 将 cards (up to ``n_jiang``)."""
@@ -75,8 +89,11 @@ def split_table(cards: list[Card], n_jiang: int) -> TableLayout:
     rest = []
     for g in cl:
         codes = {cards[i].code for i in g}
+        runs = _equal_runs(cards, g) if len(cl) > 1 and len(g) < len(cl[0]) and len(g) <= 12 else []
         if len(g) in (3, 4) and len(codes) == 1 and len(cl) > 1 and len(g) < len(cl[0]):
             out.melds.append(sorted(g, key=lambda i: np.mean([p[0] for p in cards[i].quad])))
+        elif runs and all(len(r) in (3, 4) for r in runs):  # groups laid close together: split by card
+            out.melds.extend(runs)
         elif len(g) <= 2 and len(cl) > 1 and len(g) < len(cl[0]):
             rest.append(g)
         else:
