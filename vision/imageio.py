@@ -49,7 +49,8 @@ def load_image(src: str | Path | bytes, name: str | None = None) -> np.ndarray:
         raise
     except (Image.DecompressionBombError, Image.DecompressionBombWarning):
         raise ImageError(f"{label} has more than the {MAX_PIXELS // 10**6} megapixels accepted.") from None
-    except (UnidentifiedImageError, OSError, SyntaxError, ValueError):
+    except (UnidentifiedImageError, OSError, SyntaxError, ValueError, ImportError):
+        # ImportError: a plug-in that patches Image.open (e.g. for HEIF) may fail to import while trying
         raise ImageError(f"{label} is not an image that can be read (JPEG, PNG, WebP, BMP or TIFF).") from None
     if w < 32 or h < 32:
         raise ImageError(f"{label} is only {w}×{h} pixels: too small to show cards.")
@@ -61,7 +62,7 @@ def load_image(src: str | Path | bytes, name: str | None = None) -> np.ndarray:
             with Image.open(io.BytesIO(data)) as im:
                 im.load()
                 img = cv2.cvtColor(np.asarray(im.convert("RGB")), cv2.COLOR_RGB2BGR)
-        except (OSError, ValueError, SyntaxError):
+        except (OSError, ValueError, SyntaxError, ImportError):
             raise ImageError(f"{label} is damaged or truncated and cannot be decoded.") from None
     if img is None or img.size == 0:
         raise ImageError(f"{label} is damaged or truncated and cannot be decoded.")

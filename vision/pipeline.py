@@ -136,7 +136,7 @@ def score_layout(rec: Recognition, lay: TableLayout, ctx: PhotoContext, repair_o
     else:
         seen = f"{len(cards)} cards" + (f", {len(photo_jiang)} set apart" if photo_jiang else ", none set apart")
         raise PhotoError(f"Saw {seen}, but the {rs.n_jiang} flipped 将 card{'s' if rs.n_jiang > 1 else ''} "
-                         "must lie apart from the hand or be given with --jiang.")
+                         "must lie apart from the hand or be named (--jiang, or 翻将 on the page).")
     declared = []
     for g in lay.melds:
         code = cards[g[0]].code
