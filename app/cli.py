@@ -21,6 +21,7 @@ COMMANDS = {
     "eval-calibration": ("eval_calibration", "measure calibration on a deck style the model never saw"),
     "train": ("train", "train the card detector or classifier (CPU, resumable)"),
     "bench-synth": ("bench_synth", "benchmark synthetic scene generation (scenes/second)"),
+    "bench-label": ("bench_label", "benchmark labelling throughput and label accuracy on synthetic photos"),
     "bench-score": ("bench_score", "benchmark the rules engine (hands/second, worst case)"),
 }
 

@@ -350,3 +350,41 @@ def dask_mapper(scheduler: str | None = None):
                 cluster.close()
 
     return mapper
+
+
+def bench(synth_dir: str | Path, n: int = 60, workers: int = 2, model: str | None = None) -> dict[str, Any]:
+    """Throughput of `label` on n photos of a `changpai synth` folder, and the labels' accuracy against
+    its ground truth (cards found, and their codes right)."""
+    import shutil
+    import tempfile
+    import time
+
+    from .evaluate import MIN_VISIBLE, match
+
+    synth_dir = Path(synth_dir)
+    gts = sorted((synth_dir / "gt").glob("*.json"))[:n]
+    with tempfile.TemporaryDirectory() as tmp:
+        photos = Path(tmp) / "photos"
+        photos.mkdir()
+        truth = {}
+        for p in gts:
+            gt = json.loads(p.read_text())
+            name = Path(gt["image"]).name
+            shutil.copy(synth_dir / gt["image"], photos / name)
+            truth[name] = gt
+        t = time.perf_counter()
+        s = label(photos, Path(tmp) / "out", "yolo-obb", workers=workers, model=model, progress=False)
+        dt = time.perf_counter() - t
+        tp = fp = fn = right = 0
+        for rel, gt in truth.items():
+            rec = json.loads((Path(tmp) / "out" / STATE_DIR / "recognitions" / (rel + ".json")).read_text())
+            g = [c for c in gt["cards"] if c["visible"] >= MIN_VISIBLE]
+            m = match([np.array(c["quad"], np.float32) for c in rec["cards"]], [np.array(c["quad"], np.float32) for c in g])
+            tp += len(m)
+            fp += len(rec["cards"]) - len(m)
+            fn += len(g) - len(m)
+            right += sum(rec["cards"][i]["code"] == g[j]["code"] for i, j in m)
+    return {"images": len(gts), "workers": workers, "seconds": round(dt, 1), "images_per_s": round(len(gts) / dt, 2),
+            "cards_labelled": s.cards, "flagged": s.flagged, "precision": round(tp / max(1, tp + fp), 4),
+            "recall": round(tp / max(1, tp + fn), 4), "code_accuracy_of_found": round(right / max(1, tp), 4),
+            "labels_fully_right": round(right / max(1, tp + fn + fp), 4)}
