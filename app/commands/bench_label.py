@@ -20,7 +20,8 @@ def run(args: argparse.Namespace) -> int:
 
     r = bench(args.dir, args.n, args.workers, args.model)
     print(f"label: {r['images_per_s']} images/s with {r['workers']} workers ({r['images']} images in {r['seconds']} s); "
-          f"cards found {r['recall'] * 100:.1f} %, extra {100 - r['precision'] * 100:.1f} %, codes right {r['code_accuracy_of_found'] * 100:.1f} %")
+          f"cards found {r['recall'] * 100:.1f} %, extra {100 - r['precision'] * 100:.1f} %, "
+          f"codes right {r['code_accuracy_of_found'] * 100:.1f} %")
     if args.json:
         with open(args.json, "w") as f:
             json.dump(r, f, indent=1)
