@@ -31,8 +31,8 @@ EVENT_ZH = {"tian_cheng": "天成", "di_hu": "地胡", "tian_ting": "天听", "z
 
 
 @st.cache_resource
-def tally_store() -> Tally:
-    return Tally(os.environ.get("CHANGPAI_DB") or os.path.expanduser("~/.changpai/tally.sqlite3"))
+def tally_store(path: str) -> Tally:
+    return Tally(path)
 
 
 @st.cache_resource
@@ -108,6 +108,7 @@ def photo_section(data: bytes, lang: str, jiang: list[str], ruleset: str, n_jian
         st.warning(PhotoError("No cards were found in the photo.").args[0])
         return None
     st.caption(t("seen", lang, n=len(rec.cards)))
+    result_box = st.container()  # the total and breakdown show above the corrections, filled in below
     roles_all = ["hand", "jiang"] + [f"meld:{i}" for i in range(6)]
     edited = st.data_editor(
         st.session_state.rows, key="cards_editor", hide_index=False, width="stretch",
@@ -142,6 +143,12 @@ def photo_section(data: bytes, lang: str, jiang: list[str], ruleset: str, n_jian
         st.error(str(e))
         return None
     res = ps.result
+    with result_box:
+        _show_result(ps, res, lang, data, cards)
+    return res.total
+
+
+def _show_result(ps, res, lang: str, data: bytes, cards: list[Card]) -> None:
     if res.is_win:
         head = f"{TYPE_ZH[res.hand_type]} · " if lang == "zh" else f"{TYPE_EN[res.hand_type]} · "
     else:
@@ -161,8 +168,8 @@ def photo_section(data: bytes, lang: str, jiang: list[str], ruleset: str, n_jian
     labels = [("将" if ps.role(i) == "jiang" else ("碰" if ps.role(i).startswith("meld") else "")) + c.name_zh for i, c in enumerate(cards)]
     groups = [0 if ps.role(i) == "hand" else (1 if ps.role(i) == "jiang" else 2 + int(ps.role(i).split(":")[1])) for i in range(len(cards))]
     img = load_image(data)
+    rec2 = Recognition(img.shape[1], img.shape[0], cards)
     st.image(cv2.cvtColor(annotate(img, rec2, labels, groups), cv2.COLOR_BGR2RGB), width="stretch")
-    return res.total
 
 
 def others_section(lang: str, ruleset: str, jiang: list[str]) -> list[int]:
@@ -191,7 +198,7 @@ def tally_section(lang: str, table: str, winner_total: int | None, others: list[
     except TallyError as e:
         st.error(str(e))
         return
-    store = tally_store()
+    store = tally_store(os.environ.get("CHANGPAI_DB") or os.path.expanduser("~/.changpai/tally.sqlite3"))
     names = [st.session_state.get(f"name_{i}") or f"{t('player', lang)} {i}" for i in (1, 2, 3)]
     c1, c2 = st.columns(2)
     if c1.button(t("add_round", lang), disabled=winner_total is None, key="add_round", type="primary"):

@@ -59,11 +59,14 @@ def test_phone_upload_shows_total(server, tmp_path):
         page = browser.new_page(viewport={"width": 412, "height": 915}, device_scale_factor=2)
         page.goto(server, wait_until="domcontentloaded")
         page.wait_for_selector("input[type=file]", state="attached", timeout=60_000)
-        page.set_input_files("input[type=file] >> nth=-1", str(SAMPLES / "hand_0.jpg"))
+        page.set_input_files("input[type=file] >> nth=-1", str(SAMPLES / "hand_2.jpg"))
         total = page.wait_for_selector("#total", timeout=90_000)
         text = total.inner_text()
         page.wait_for_timeout(1500)
-        page.screenshot(path=str(shot), full_page=True)
+        total.scroll_into_view_if_needed()
+        page.mouse.wheel(0, -120)  # the caption above the total in view too
+        page.wait_for_timeout(500)
+        page.screenshot(path=str(shot))
         browser.close()
     assert text.endswith("胡") and int(text.split()[0]) > 0
     assert shot.stat().st_size > 10_000
