@@ -109,6 +109,14 @@ def calibrate(photos: list[str], out: str | Path, base: str | Path | None = None
 
     data = out / "synth"
     synth_run(Job(str(data), "classify", 4242, scenes, ("classic",), str(faces_root), 0.15, 1280, 960), workers=workers, force=True)
+    # and crops cut where the detector puts its boxes, as the classifier will see them (vision/mine.py)
+    from .mine import mine
+
+    scenes_dir = out / "synth-scenes"
+    synth_run(Job(str(scenes_dir), "detect", 4343, max(8, scenes // 2), ("classic",), str(faces_root), 0.0, 1280, 960),
+              workers=workers, force=True, progress=False)
+    mine(scenes_dir, data, base_info.path, progress=False)
+    shutil.rmtree(scenes_dir, ignore_errors=True)
     _fill_missing_classes(data)
     # folders named so their sorted order is the class order of the base classifier's head
     for split in ("train", "val"):

@@ -284,7 +284,7 @@ def run(job: Job, workers: int = 2, force: bool = False, progress: bool = True) 
             files += sum(_worker((job, ch)))
             bar.update(len(ch))
     else:
-        ctx = get_context("fork" if hasattr(os, "fork") else "spawn")
+        ctx = get_context("spawn")  # fork after onnxruntime or OpenCV threads started can deadlock
         with ctx.Pool(workers) as pool:
             for res in pool.imap_unordered(_worker, [(job, ch) for ch in chunks]):
                 files += sum(res)
