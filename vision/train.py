@@ -16,19 +16,26 @@ def _common(device: str, workers: int) -> dict[str, Any]:
                 pretrained=False, save_period=1, deterministic=False)
 
 
-def train_detect(data: str, epochs: int = 12, imgsz: int = 640, batch: int = 8, name: str = "detect",
+def _resume(run_dir: Path, device: str, workers: int) -> Path:
+    """Continue a run from its last checkpoint (ultralytics keeps the optimizer and epoch there)."""
+    from ultralytics import YOLO
+
+    last = run_dir / "weights" / "last.pt"
+    if not last.exists():
+        raise FileNotFoundError(f"No checkpoint to resume at {last}.")
+    YOLO(str(last)).train(resume=True, device=device, workers=workers)
+    return run_dir
+
+
+def train_detect(data: str, epochs: int = 10, imgsz: int = 640, batch: int = 8, name: str = "detect",
                  model: str = "yolo11n-obb.yaml", resume: bool = False, device: str = "cpu", workers: int = 2,
                  fraction: float = 1.0, extra: dict[str, Any] | None = None) -> Path:
     offline_ultralytics()
     from ultralytics import YOLO
 
     run_dir = RUNS / name
-    last = run_dir / "weights" / "last.pt"
     if resume:
-        if not last.exists():
-            raise FileNotFoundError(f"No checkpoint to resume at {last}.")
-        YOLO(str(last)).train(resume=True, device=device, workers=workers)
-        return run_dir
+        return _resume(run_dir, device, workers)
     m = YOLO(model, task="obb")  # a YAML (from scratch) or weights to fine-tune
     args = _common(device, workers) | dict(
         data=str(Path(data).resolve()), epochs=epochs, imgsz=imgsz, batch=batch, project=str(RUNS.resolve()), name=name,
@@ -48,12 +55,8 @@ def train_classify(data: str, epochs: int = 15, imgsz: int = 128, batch: int = 6
     from ultralytics import YOLO
 
     run_dir = RUNS / name
-    last = run_dir / "weights" / "last.pt"
     if resume:
-        if not last.exists():
-            raise FileNotFoundError(f"No checkpoint to resume at {last}.")
-        YOLO(str(last)).train(resume=True, device=device, workers=workers)
-        return run_dir
+        return _resume(run_dir, device, workers)
     m = YOLO(model, task="classify")
     args = _common(device, workers) | dict(
         data=str(Path(data).resolve()), epochs=epochs, imgsz=imgsz, batch=batch, project=str(RUNS.resolve()), name=name,
