@@ -117,7 +117,7 @@ def write_card(dest: Path, meta: dict[str, Any]) -> Path:
         if not d:
             continue
         lines += [f"## {part}", ""]
-        for k in ("trained_from", "data", "epochs", "imgsz", "batch", "hours", "released", "confidence_calibration"):
+        for k in ("recipe", "note", "trained_from", "data", "epochs", "imgsz", "batch", "hours", "released", "confidence_calibration"):
             if d.get(k) is not None:
                 lines.append(f"- {k}: {d[k]}")
         res = d.get("results", {}).get("last_epoch")
