@@ -144,11 +144,11 @@ def photo_section(data: bytes, lang: str, jiang: list[str], ruleset: str, n_jian
         return None
     res = ps.result
     with result_box:
-        _show_result(ps, res, lang, data, cards)
+        _show_result(ps, res, lang, img, cards)
     return res.total
 
 
-def _show_result(ps, res, lang: str, data: bytes, cards: list[Card]) -> None:
+def _show_result(ps, res, lang: str, img: np.ndarray, cards: list[Card]) -> None:
     if res.is_win:
         head = f"{TYPE_ZH[res.hand_type]} · " if lang == "zh" else f"{TYPE_EN[res.hand_type]} · "
     else:
@@ -167,7 +167,6 @@ def _show_result(ps, res, lang: str, data: bytes, cards: list[Card]) -> None:
 
     labels = [("将" if ps.role(i) == "jiang" else ("碰" if ps.role(i).startswith("meld") else "")) + c.name_zh for i, c in enumerate(cards)]
     groups = [0 if ps.role(i) == "hand" else (1 if ps.role(i) == "jiang" else 2 + int(ps.role(i).split(":")[1])) for i in range(len(cards))]
-    img = load_image(data)
     rec2 = Recognition(img.shape[1], img.shape[0], cards)
     st.image(cv2.cvtColor(annotate(img, rec2, labels, groups), cv2.COLOR_BGR2RGB), width="stretch")
 
