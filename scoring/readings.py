@@ -41,7 +41,7 @@ def readings(
     out: list[Reading] = []
     stack: list[Group] = []
     seen: set[Reading] = set()
-    if sum(cnt) + wilds < 2 + 3 * n_groups - n_groups:  # at least pair + groups of 2 cards
+    if sum(cnt) + wilds < 2 + 2 * n_groups:  # at least the pair and groups of 2 cards
         return out
 
     def emit() -> None:

@@ -3,6 +3,7 @@
 import json
 import random
 from collections import Counter
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -65,6 +66,16 @@ def _job(tmp_path, kind, n=3, seed=7, styles=("classic", "fine")):
     return Job(str(tmp_path / kind), kind, seed, n, styles, None, 0.34, 640, 480)
 
 
+def _render(job):
+    """Render every image of the job; return the ground truths in order."""
+    prepare(job)
+    out = []
+    for i in range(job.n):
+        render_one(job, i)
+        out.append(json.loads((Path(job.out) / "gt" / f"{i:06d}.json").read_text()))
+    return out
+
+
 def test_same_seed_same_files(tmp_path):
     a, b = _job(tmp_path / "a", "detect"), _job(tmp_path / "b", "detect")
     for job in (a, b):
@@ -81,11 +92,7 @@ def test_same_seed_same_files(tmp_path):
 
 
 def test_labels_match_ground_truth(tmp_path):
-    job = _job(tmp_path, "detect", n=4)
-    prepare(job)
-    for i in range(job.n):
-        render_one(job, i)
-        gt = json.loads((tmp_path / "detect/gt" / f"{i:06d}.json").read_text())
+    for gt in _render(_job(tmp_path, "detect", n=4)):
         lines = (tmp_path / "detect" / gt["image"].replace("images", "labels").replace(".jpg", ".txt")).read_text().split("\n")
         lines = [ln for ln in lines if ln]
         labelled = [c for c in gt["cards"] if c["visible"] >= 0.2]
@@ -98,11 +105,7 @@ def test_labels_match_ground_truth(tmp_path):
 
 
 def test_hand_scenes_score_to_their_totals(tmp_path):
-    job = _job(tmp_path, "hands", n=3)
-    prepare(job)
-    for i in range(job.n):
-        render_one(job, i)
-        gt = json.loads((tmp_path / "hands/gt" / f"{i:06d}.json").read_text())
+    for gt in _render(_job(tmp_path, "hands", n=3)):
         assert score_dict(gt["hand"]).total == gt["expected_total"]
         seen = Counter(c["code"] for c in gt["cards"])
         hand = gt["hand"]

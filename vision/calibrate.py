@@ -40,7 +40,6 @@ def faces_from_photo(img: np.ndarray, model: str | Path | None = None) -> list[t
         raise CalibrationError(
             f"Found {n} cards, but a calibration photo holds 30 (条, 丙, 万 1–9, 千字 红花 白花) or 35 (with the five extras) "
             "in rows of nine; check that every card is in the photo, apart from its neighbours, and nothing else lies there.")
-    # rows: group by reading order, then check there are rows of 9
     out = []
     for code, c in zip(CALIBRATION_ORDER[:n], cards, strict=True):
         crop = rectify(img, np.array(c.quad, np.float32), (FACE_W, FACE_H), ordered=True)
@@ -87,12 +86,10 @@ def calibrate(photos: list[str], out: str | Path, base: str | Path | None = None
     else:
         if not photos:
             raise CalibrationError("Give a calibration photo (or --faces DIR).")
-        faces = []
-        for p in photos:
-            got = faces_from_photo(load_image(p), base_info.path)
-            faces = faces or got
-            if got and faces is not got:
-                faces = faces + [(c, f) for c, f in got if c not in {x for x, _ in faces}]
+        faces: list[tuple[str, np.ndarray]] = []
+        for p in photos:  # the first photo's faces; later photos add kinds not seen yet
+            seen = {c for c, _ in faces}
+            faces += [(c, f) for c, f in faces_from_photo(load_image(p), base_info.path) if c not in seen]
     out.mkdir(parents=True, exist_ok=True)
     for code, face in faces:
         d = faces_root / code

@@ -17,8 +17,7 @@ import numpy as np
 
 from .geometry import quad_iou
 from .recognize import recognize
-
-MIN_VISIBLE = 0.2  # ground-truth cards less visible than this are not labelled (vision.synth)
+from .synth import MIN_LABEL_VISIBLE as MIN_VISIBLE  # less visible ground-truth cards are not labelled
 
 
 def match(pred: list[np.ndarray], gt: list[np.ndarray], thr: float = 0.5) -> list[tuple[int, int]]:
@@ -128,16 +127,14 @@ def evaluate_hands(root: str | Path, model: str | Path | None = None, limit: int
     from .recognize import recognize_array
 
     root = Path(root)
-    gts = sorted((root / "gt").glob("*.json"))
-    gts = [g for g in gts if "expected_total" in json.loads(g.read_text())][:limit] if limit else \
-        [g for g in gts if "expected_total" in json.loads(g.read_text())]
+    gts = [json.loads(p.read_text()) for p in sorted((root / "gt").glob("*.json"))]
+    gts = [g for g in gts if "expected_total" in g][:limit]
     if not gts:
         raise FileNotFoundError(f"No winning-hand ground truth in {root}/gt: make it with `changpai synth --kind hands`.")
     right_plain = right_rep = repaired = errors = 0
     lat = []
     rows = []
-    for p in tqdm(gts, desc="eval hands", unit="img", disable=not progress):
-        gt = json.loads(p.read_text())
+    for gt in tqdm(gts, desc="eval hands", unit="img", disable=not progress):
         ctx = PhotoContext.from_hand_file(gt["hand"])
         if jiang_from_photo:
             ctx.jiang = None

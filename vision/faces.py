@@ -156,7 +156,6 @@ def _coin(c: _Canvas, cx, cy, r, style: Style, red=False):
     if style.coin == "filled":
         d.ellipse([cx - r, cy - r, cx + r, cy + r], fill=255)
         h = r * 0.35
-        ImageDraw.Draw(c.ink if red else c.ink)  # keep hole unpainted below
         d.rectangle([cx - h, cy - h, cx + h, cy + h], fill=0)
         return
     d.ellipse([cx - r, cy - r, cx + r, cy + r], outline=255, width=w + 1)
