@@ -13,7 +13,7 @@ from app.cli import main
 from scoring import score_dict
 from scoring.cards import CODES, N_PLAIN
 from vision.faces import FACE_H, FACE_W, FaceSource, random_style, render_face
-from vision.geometry import fold, quad_iou, rectify
+from vision.geometry import box_error, fold, jitter_quad, quad_iou, rectify, swap_ends
 from vision.scene import SceneSpec, _paste, compose, random_cards
 from vision.synth import Job, SynthError, prepare, render_one, yolo_obb_line
 
@@ -126,6 +126,29 @@ def test_classify_crops_are_folded_squares(tmp_path):
 
 def test_fold_shape():
     assert fold(np.zeros((256, 64, 3), np.uint8)).shape == (128, 128, 3)
+
+
+def test_card_turned_end_for_end_folds_to_swapped_halves():
+    # the classifier's second reading (recognize.classify) must be the same card the other way round
+    rng = np.random.default_rng(5)
+    img = rng.integers(0, 255, (400, 300, 3), np.uint8)
+    q = np.array([[50, 40], [110, 45], [100, 330], [40, 325]], np.float32)
+    a = fold(rectify(img, q, ordered=True))
+    b = fold(rectify(img, q[[2, 3, 0, 1]], ordered=True))
+    diff = np.abs(swap_ends(a).astype(int) - b)
+    assert diff.max() <= 1 and diff.mean() < 0.01  # equal up to the warp's rounding
+    assert np.abs(a.astype(int) - b).mean() > 20
+
+
+def test_box_error_and_jitter_agree():
+    q = np.array([[0, 0], [40, 0], [40, 187], [0, 187]], np.float32)
+    assert box_error(q + np.array([4, 0], np.float32), q) == {"across": 0.1, "along": 0.0, "width": 1.0, "length": 1.0}
+    assert np.allclose(jitter_quad(q, np.random.default_rng(0), 0.0), q)
+    rng = np.random.default_rng(1)
+    errs = [box_error(jitter_quad(q, rng), q) for _ in range(2000)]
+    across = np.std([e["across"] for e in errs])
+    along = np.std([e["along"] for e in errs])
+    assert 0.09 < across < 0.11 and along < 0.02  # detector-like: off across the card, close along it
 
 
 def test_yolo_line_is_normalized():

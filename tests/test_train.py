@@ -52,3 +52,17 @@ def test_train_classify_one_epoch(tiny, tmp_path, monkeypatch):
                 shutil.copy(any_crop, d / "filler.jpg")
     run_dir = train.train_classify(str(tiny / "cls"), epochs=1, imgsz=64, batch=8, name="c", workers=0)
     assert (run_dir / "weights" / "last.pt").exists()
+    # released weights list the codes in project order; starting a fine-tune puts them back in the dataset's
+    # order, so every output keeps its card
+    import torch
+    from ultralytics import YOLO
+
+    from vision.release import align_classifier, reorder_classifier
+
+    best = run_dir / "weights" / "last.pt"
+    released = reorder_classifier(best, tmp_path / "released.pt")
+    back = align_classifier(released, tiny / "cls", tmp_path / "start.pt")
+    a, b = YOLO(str(best)).model, YOLO(str(back)).model
+    assert a.names == b.names
+    assert torch.allclose(a.model[-1].linear.weight.float(), b.model[-1].linear.weight.float())
+    assert not torch.allclose(YOLO(str(released)).model.model[-1].linear.weight.float(), b.model[-1].linear.weight.float())

@@ -115,10 +115,6 @@ def calibrate(photos: list[str], out: str | Path, base: str | Path | None = None
     mine(scenes_dir, data, base_info.path, progress=False)
     shutil.rmtree(scenes_dir, ignore_errors=True)
     _fill_missing_classes(data)
-    # folders named so their sorted order is the class order of the base classifier's head
-    for split in ("train", "val"):
-        for k, code in enumerate(CODES):
-            (data / split / code).rename(data / split / f"{k:02d}_{code}")
     run_dir = train_classify(str(data), epochs=epochs, imgsz=base_info.cls_imgsz, batch=64, name=f"calibrate-{out.name}",
                              model=str(base_info.path / "classifier.pt"), workers=1,
                              extra=dict(lr0=0.001, warmup_epochs=0, pretrained=True))

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .geometry import quad_iou
+from .geometry import box_error, quad_iou
 from .recognize import recognize
 from .synth import MIN_LABEL_VISIBLE as MIN_VISIBLE  # less visible ground-truth cards are not labelled
 
@@ -56,6 +56,7 @@ def evaluate(root: str | Path, model: str | Path | None = None, limit: int | Non
     per_class_ok = Counter()
     lat = []
     rows = []
+    errs: dict[str, list[float]] = {"across": [], "along": [], "width": [], "length": [], "iou": []}
     for p in tqdm(gts, desc="eval", unit="img", disable=not progress):
         gt = json.loads(p.read_text())
         img_path = root / gt["image"]
@@ -69,6 +70,8 @@ def evaluate(root: str | Path, model: str | Path | None = None, limit: int | Non
         ok = 0
         for i, j in m:
             g, pr = gcards[j]["code"], rec.cards[i].code
+            for k, val in (box_error(pq[i], gq[j]) | {"iou": quad_iou(pq[i], gq[j])}).items():
+                errs[k].append(val)
             per_class[g] += 1
             if g == pr:
                 ok += 1
@@ -93,6 +96,10 @@ def evaluate(root: str | Path, model: str | Path | None = None, limit: int | Non
         "whole_photo_exact": round(exact / max(1, n), 4),
         "latency_ms": {"p50": round(float(np.percentile(lat, 50)), 1), "p90": round(float(np.percentile(lat, 90)), 1),
                        "p99": round(float(np.percentile(lat, 99)), 1)},
+        # matched boxes against the true card, in its frame (shifts ÷ width or length; sizes as ratios)
+        "box_errors": {k: {"mean": round(float(np.mean(v)), 4), "std": round(float(np.std(v)), 4),
+                           "p10": round(float(np.percentile(v, 10)), 4), "p90": round(float(np.percentile(v, 90)), 4)}
+                       for k, v in errs.items() if v},
         "confusions": [{"true": a, "pred": b, "count": c} for (a, b), c in confusion.most_common(20)],
         "per_class_accuracy": {k: round(per_class_ok[k] / per_class[k], 4) for k in sorted(per_class)},
         "per_image": rows,
@@ -109,6 +116,11 @@ def format_report(r: dict[str, Any]) -> str:
         f"  whole-photo exact     {r['whole_photo_exact'] * 100:6.2f} %",
         f"  latency p50/p90/p99   {r['latency_ms']['p50']} / {r['latency_ms']['p90']} / {r['latency_ms']['p99']} ms",
     ]
+    if r.get("box_errors"):
+        b = r["box_errors"]
+        lines.append(f"  box errors (std)      across {b['across']['std']:.3f} W, along {b['along']['std']:.3f} L, "
+                     f"width ×{b['width']['mean']:.3f}±{b['width']['std']:.3f}, length ×{b['length']['mean']:.3f}±"
+                     f"{b['length']['std']:.3f}, IoU mean {b['iou']['mean']:.2f} p10 {b['iou']['p10']:.2f}")
     if r["confusions"]:
         pairs = ", ".join(f"{c['true']}→{c['pred']} ×{c['count']}" for c in r["confusions"][:8])
         lines.append("  most confused (true → predicted): " + pairs)

@@ -19,7 +19,7 @@ import numpy as np
 
 from scoring.cards import CODES, NAMES_ZH
 
-from .geometry import FOLD, fold, order_long_axis_vertical, rectify
+from .geometry import FOLD, fold, order_long_axis_vertical, rectify, swap_ends
 from .imageio import load_image
 
 MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
@@ -135,13 +135,16 @@ def detect(det_session, img: np.ndarray, imgsz: int, conf: float, iou: float) ->
 
 
 def classify(cls_session, crops: list[np.ndarray], temperature: float) -> np.ndarray:
-    """Class probabilities for folded BGR crops, averaged over both ways round."""
+    """Class probabilities for folded BGR crops, averaged over both ways round.
+
+    The card turned end for end folds into the same square with its two halves swapped (geometry.fold);
+    turning the square itself by 180° would show both ends upside down, which no card ever does."""
     if not crops:
         return np.zeros((0, len(CODES)), np.float32)
     batch = []
     for c in crops:
         batch.append(c)
-        batch.append(cv2.rotate(c, cv2.ROTATE_180))
+        batch.append(swap_ends(c))
     x = np.stack([b[:, :, ::-1] for b in batch]).transpose(0, 3, 1, 2).astype(np.float32) / 255
     probs = cls_session.run(None, {cls_session.get_inputs()[0].name: x})[0]
     logp = np.log(np.clip(probs, 1e-9, 1.0)).reshape(len(crops), 2, -1).mean(1) / temperature

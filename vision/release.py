@@ -41,23 +41,38 @@ def export_onnx(weights: Path, imgsz: int, dynamic: bool) -> Path:
     return Path(out)
 
 
-def reorder_classifier(weights: Path, out: Path) -> Path:
-    """ultralytics names classification classes by sorted folder name (1b, 1t, 1w, …); permute the head so
-    the outputs follow the project's class order (CODES, DESIGN.md) and the names say so."""
+def _permute_head(weights: Path, out: Path, target: list[str], target_names: list[str] | None = None) -> Path:
+    """Save ``weights`` with the classifier head's rows in the order of ``target`` (card codes)."""
     offline_ultralytics()
     import torch
     from ultralytics import YOLO
 
     m = YOLO(str(weights))
     names = {i: n.split("_", 1)[-1] for i, n in m.model.names.items()}  # "07_8t" (calibration folders) -> "8t"
-    order = [next(i for i, n in names.items() if n == code) for code in CODES]
+    order = [next(i for i, n in names.items() if n == code) for code in target]
     head = m.model.model[-1].linear
     with torch.no_grad():
         head.weight.copy_(head.weight[order].clone())
         head.bias.copy_(head.bias[order].clone())
-    m.model.names = dict(enumerate(CODES))
+    m.model.names = dict(enumerate(target_names or target))
     m.save(str(out))
     return out
+
+
+def reorder_classifier(weights: Path, out: Path) -> Path:
+    """ultralytics names classification classes by sorted folder name (1b, 1t, 1w, …); permute the head so
+    the outputs follow the project's class order (CODES, DESIGN.md) and the names say so."""
+    return _permute_head(weights, out, list(CODES))
+
+
+def align_classifier(weights: Path, data: Path, out: Path) -> Path:
+    """The other way round, to fine-tune: permute the head of released weights (CODES order) to the order
+    ultralytics gives the folders of ``data/train`` (sorted names), so each output keeps its card."""
+    folders = sorted(p.name for p in (Path(data) / "train").iterdir() if p.is_dir())
+    codes = [f.split("_", 1)[-1] for f in folders]
+    if sorted(codes) != sorted(CODES):
+        raise ValueError(f"{data}/train must have one folder per card code (35), not {len(codes)}.")
+    return _permute_head(weights, out, codes, folders)
 
 
 def release(what: str, run_dir: str | Path, name: str, extra: dict[str, Any] | None = None) -> Path:

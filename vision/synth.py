@@ -23,7 +23,7 @@ from scoring.cards import CODES, N_PLAIN
 from scoring.random_hands import random_winning_hand
 
 from .faces import FAMILIES, TRAIN_FAMILIES, FaceSource, random_style
-from .geometry import fold, rectify
+from .geometry import fold, jitter_quad, rectify
 from .scene import LAYOUTS, SceneSpec, compose, random_cards
 
 KINDS = ("detect", "classify", "hands")
@@ -185,12 +185,12 @@ def render_one(job: Job, i: int) -> int:
         img = cv2.imdecode(np.frombuffer(_encode(img, rng, job), np.uint8), cv2.IMREAD_COLOR)
         crops = []
         for j, c in enumerate(gt["cards"]):
-            if c["visible"] < 0.3:
+            if c["visible"] < MIN_LABEL_VISIBLE:  # every card the detector is taught to find
                 continue
-            q = np.array(c["quad"], np.float32)
-            wpx = np.linalg.norm(q[1] - q[0])
-            q = q + np.random.default_rng(rng.getrandbits(32)).normal(0, 0.035 * wpx, q.shape).astype(np.float32)
-            crop = fold(rectify(img, q))
+            # boxes off the card the way the detector's are (geometry.BOX_ERROR), a few exact ones
+            scale = 0.0 if rng.random() < 0.15 else 1.0
+            q = jitter_quad(np.array(c["quad"], np.float32), np.random.default_rng(rng.getrandbits(32)), scale)
+            crop = fold(rectify(img, q, ordered=True))
             p = out / split / c["code"] / f"{name}_{j:02d}.jpg"
             ok, buf = cv2.imencode(".jpg", crop, [cv2.IMWRITE_JPEG_QUALITY, 92])
             _atomic_write(p, buf.tobytes())
