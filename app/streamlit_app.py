@@ -109,7 +109,7 @@ def photo_section(data: bytes, lang: str, jiang: list[str], ruleset: str, n_jian
         return None
     st.caption(t("seen", lang, n=len(rec.cards)))
     result_box = st.container()  # the total and breakdown show above the corrections, filled in below
-    roles_all = ["hand", "jiang"] + [f"meld:{i}" for i in range(6)]
+    roles_all = ["hand", "jiang"] + [f"meld:{i}" for i in range(6)] + ["ignored"]
     edited = st.data_editor(
         st.session_state.rows, key="cards_editor", hide_index=False, width="stretch",
         column_config={
@@ -165,8 +165,7 @@ def _show_result(ps, res, lang: str, img: np.ndarray, cards: list[Card]) -> None
         st.info(t("confirm", lang) + ": " + "; ".join(ps.defaults))
     from vision.annotate import annotate
 
-    labels = [("将" if ps.role(i) == "jiang" else ("碰" if ps.role(i).startswith("meld") else "")) + c.name_zh for i, c in enumerate(cards)]
-    groups = [0 if ps.role(i) == "hand" else (1 if ps.role(i) == "jiang" else 2 + int(ps.role(i).split(":")[1])) for i in range(len(cards))]
+    labels, groups = ps.card_tags()
     rec2 = Recognition(img.shape[1], img.shape[0], cards)
     st.image(cv2.cvtColor(annotate(img, rec2, labels, groups), cv2.COLOR_BGR2RGB), width="stretch")
 

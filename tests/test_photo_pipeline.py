@@ -109,6 +109,21 @@ def test_missing_jiang_is_a_clear_error(hand_scenes):
         score_recognition(rec, _ctx(gt))
 
 
+def test_stray_objects_apart_are_left_out_and_reported(hand_scenes):
+    # a coin or lighter read as cards, lying apart in the photo's corner: with it the apart cards outnumber
+    # the 将, so the first reading fails; the reading that leaves it out is a legal win with the right total
+    for gt in hand_scenes[:4]:
+        rec = _recognition_from_gt(gt)
+        w = float(np.linalg.norm(np.subtract(rec.cards[0].quad[1], rec.cards[0].quad[0])))
+        stray = [[2, 2], [2 + w, 2], [2 + w, 2 + 4.6 * w], [2, 2 + 4.6 * w]]
+        rec.cards.append(Card("3t", 0.45, [("3t", 0.45), ("2t", 0.3)], stray))
+        ps = score_recognition(rec, _ctx(gt))
+        assert ps.result.total == gt["expected_total"]
+        assert ps.role(len(rec.cards) - 1) == "ignored"
+        assert any("left out 1 object" in x for x in ps.warnings)
+        assert ps.card_tags()[0][-1].startswith("✗")
+
+
 def test_not_a_win_is_reported_with_group_points(hand_scenes):
     gt = hand_scenes[3]
     rec = _recognition_from_gt(gt)

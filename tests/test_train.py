@@ -66,3 +66,8 @@ def test_train_classify_one_epoch(tiny, tmp_path, monkeypatch):
     assert a.names == b.names
     assert torch.allclose(a.model[-1].linear.weight.float(), b.model[-1].linear.weight.float())
     assert not torch.allclose(YOLO(str(released)).model.model[-1].linear.weight.float(), b.model[-1].linear.weight.float())
+    # and fine-tuning starts from those weights (ultralytics resets every layer unless told it is pretrained)
+    tuned = train.train_classify(str(tiny / "cls"), epochs=1, imgsz=64, batch=8, name="c2", workers=0, model=str(released),
+                                 extra=dict(lr0=1e-9, warmup_epochs=0))
+    c = YOLO(str(tuned / "weights" / "last.pt")).model
+    assert torch.allclose(c.model[-1].linear.weight.float(), b.model[-1].linear.weight.float(), atol=1e-3)

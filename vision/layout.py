@@ -3,7 +3,8 @@ the flipped 将 cards set apart, from the recognized cards' positions."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import itertools
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -16,6 +17,8 @@ class TableLayout:
     melds: list[list[int]] = field(default_factory=list)
     jiang: list[int] = field(default_factory=list)
     clusters: list[list[int]] = field(default_factory=list)
+    apart: list[list[int]] = field(default_factory=list)  # the small clusters lying apart from the hand
+    ignored: list[int] = field(default_factory=list)  # objects apart taken for something other than cards
 
 
 def _seg_dist(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
@@ -99,10 +102,34 @@ def split_table(cards: list[Card], n_jiang: int) -> TableLayout:
         else:
             out.hand.extend(g)
     # apart cards: the flipped 将 when their number fits, otherwise part of the hand
+    out.apart = rest
     apart = [i for g in rest for i in g]
     if 0 < len(apart) <= n_jiang:
         out.jiang = apart
     else:
         out.hand.extend(apart)
     out.hand.sort()
+    return out
+
+
+MAX_APART = 4  # small clusters considered one by one (3 ** 4 readings at most)
+
+
+def apart_readings(lay: TableLayout, n_jiang: int) -> list[TableLayout]:
+    """Other readings of the small clusters lying apart, for when the first reading makes no hand: each
+    cluster is part of the 将, part of the hand, or an object that is not a card (a coin, a lighter, a
+    mis-detection) and is left out. Readings whose 将 do not number ``n_jiang`` (or none) are skipped;
+    the caller keeps the one that scores as a legal win with the fewest cards left out."""
+    rest = lay.apart[:MAX_APART]
+    if not rest:
+        return []
+    base_hand = [i for i in lay.hand if not any(i in g for g in rest)]
+    out = []
+    for choice in itertools.product(("jiang", "hand", "ignored"), repeat=len(rest)):
+        jiang = [i for g, c in zip(rest, choice, strict=True) if c == "jiang" for i in g]
+        if len(jiang) not in (0, n_jiang):
+            continue
+        hand = base_hand + [i for g, c in zip(rest, choice, strict=True) if c == "hand" for i in g]
+        ignored = [i for g, c in zip(rest, choice, strict=True) if c == "ignored" for i in g]
+        out.append(replace(lay, hand=sorted(hand), jiang=jiang, ignored=ignored, melds=[list(m) for m in lay.melds]))
     return out

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +19,7 @@ from scoring.repair import Candidate, RepairResult, repair
 from scoring.rulesets import get_ruleset
 from scoring.score import ScoreResult
 
-from .layout import TableLayout, split_table
+from .layout import TableLayout, apart_readings, split_table
 from .recognize import Recognition, recognize
 
 MIN_CARDS = 8
@@ -86,26 +86,72 @@ class PhotoScore:
     def role(self, i: int) -> str:
         if i in self.layout.jiang:
             return "jiang"
+        if i in self.layout.ignored:
+            return "ignored"
         for m, g in enumerate(self.layout.melds):
             if i in g:
                 return f"meld:{m}"
         return "hand"
 
 
+    def card_tags(self) -> tuple[list[str], list[int]]:
+        """Per card a label (将 / 碰 / ✗ not a card, then the Chinese name, ? when unsure) and a colour group
+        (0 hand, 1 将, 2… each declared group, 9 left out), for annotated photos."""
+        labels, groups = [], []
+        for i, c in enumerate(self.recognition.cards):
+            role = self.role(i)
+            tag = {"jiang": "将", "ignored": "✗"}.get(role, "碰" if role.startswith("meld") else "")
+            labels.append(f"{tag}{c.name_zh}" + ("?" if c.confidence < 0.8 else ""))
+            groups.append(2 + int(role.split(":")[1]) if role.startswith("meld") else {"hand": 0, "jiang": 1, "ignored": 9}[role])
+        return labels, groups
+
+
 def score_recognition(rec: Recognition, ctx: PhotoContext, repair_on: bool = True) -> PhotoScore:
+    """Score the photo's cards as they lie. When that is not a clean win (an error, no win, or a repair
+    needed) and small clusters lie apart from the hand, the other readings of those clusters are scored
+    too (layout.apart_readings): a legal win first, then the fewest repairs, then the fewest objects left
+    out, then the most confident 将."""
     if not rec.cards:
         raise PhotoError("No cards were found in the photo.")
     rs = get_ruleset(ctx.ruleset, ctx.options)
-    return score_layout(rec, split_table(rec.cards, rs.n_jiang), ctx, repair_on)
+    lay = split_table(rec.cards, rs.n_jiang)
+    readings = [replace(lay, hand=list(lay.hand), jiang=list(lay.jiang))]
+    best: tuple[tuple[int, int, int, float], PhotoScore] | None = None
+    error: PhotoError | None = None
+    k = 0
+    while k < len(readings):
+        try:
+            ps = score_layout(rec, readings[k], ctx, repair_on)
+        except PhotoError as e:
+            error = error or e
+        else:
+            conf = float(np.mean([rec.cards[i].confidence for i in ps.layout.jiang])) if ps.layout.jiang else 0.0
+            key = (int(ctx.is_win and not ps.result.is_win), len(ps.repair.changes), len(ps.layout.ignored), -conf)
+            if best is None or key < best[0]:
+                best = (key, ps)
+        if k == 0 and not (best and best[0][:2] == (0, 0)):
+            readings += apart_readings(lay, 0 if ctx.jiang else rs.n_jiang)
+        k += 1
+    if best is None:
+        raise error or PhotoError("The cards seen cannot be a hand.")
+    ps = best[1]
+    if ps.layout.ignored:
+        ps.warnings.insert(0, f"left out {len(ps.layout.ignored)} object(s) lying apart "
+                              f"({' '.join(rec.cards[i].code for i in ps.layout.ignored)}): only without them is the hand a legal win; "
+                              "mark them as cards on the page if they are")
+    return ps
 
 
 def layout_from_roles(roles: list[str]) -> TableLayout:
-    """A layout from per-card roles: ``hand``, ``jiang`` or ``meld:N`` (as corrected by a person)."""
+    """A layout from per-card roles: ``hand``, ``jiang``, ``meld:N`` or ``ignored`` (not a card), as corrected
+    by a person."""
     lay = TableLayout()
     melds: dict[str, list[int]] = {}
     for i, r in enumerate(roles):
         if r == "jiang":
             lay.jiang.append(i)
+        elif r == "ignored":
+            lay.ignored.append(i)
         elif r.startswith("meld"):
             melds.setdefault(r, []).append(i)
         else:

@@ -66,7 +66,7 @@ def train_classify(data: str, epochs: int = 15, imgsz: int = 128, batch: int = 6
 
         RUNS.mkdir(parents=True, exist_ok=True)
         model = str(align_classifier(Path(model), Path(data), RUNS / f"{name}_start.pt"))
-        tune = dict(lr0=0.001, warmup_epochs=0.3)
+        tune = dict(lr0=0.001, warmup_epochs=0.3, pretrained=True)  # pretrained=False would reset every layer
     m = YOLO(model, task="classify")
     args = _common(device, workers) | dict(
         data=str(Path(data).resolve()), epochs=epochs, imgsz=imgsz, batch=batch, project=str(RUNS.resolve()), name=name,

@@ -90,12 +90,7 @@ def run(args: argparse.Namespace) -> int:
 
         from vision.annotate import annotate
 
-        labels, groups = [], []
-        for i, c in enumerate(rec.cards):
-            role = ps.role(i)
-            tag = {"jiang": "将"}.get(role, "碰" if role.startswith("meld") else "")
-            labels.append(f"{tag}{c.name_zh}" + ("?" if c.confidence < 0.8 else ""))
-            groups.append(0 if role == "hand" else (1 if role == "jiang" else 2 + int(role.split(":")[1])))
+        labels, groups = ps.card_tags()
         if not cv2.imwrite(args.annotate, annotate(img, rec, labels, groups)):
             raise UserError(f"Cannot write {args.annotate}.")
     if args.json:
