@@ -80,3 +80,20 @@ def test_score_photo_no_cards_message(tmp_path, capsys):
     cv2.imwrite(str(p), np.full((600, 800, 3), 80, np.uint8))
     assert main(["score", str(p)]) == 2
     assert "No cards were found" in capsys.readouterr().err
+
+
+def test_score_photo_annotates_even_when_it_cannot_score(tmp_path, capsys):
+    import cv2
+
+    # the sample hand with its 将 cut out of the photo: no score, but the drawing shows what was seen
+    gt = _gt(2)
+    img = cv2.imread(str(SAMPLES / "hand_2.jpg"))
+    for c in gt["cards"]:
+        if c["group"] == "jiang":
+            cv2.fillConvexPoly(img, np.array(c["quad"], np.int32), (60, 90, 40))
+    p, out = tmp_path / "no_jiang.jpg", tmp_path / "seen.png"
+    cv2.imwrite(str(p), img)
+    assert main(["score", str(p), "--annotate", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "将" in err and str(out) in err and err.count("\n") == 1
+    assert cv2.imread(str(out)).shape == img.shape

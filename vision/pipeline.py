@@ -127,13 +127,14 @@ def score_recognition(rec: Recognition, ctx: PhotoContext, repair_on: bool = Tru
         else:
             conf = float(np.mean([rec.cards[i].confidence for i in ps.layout.jiang])) if ps.layout.jiang else 0.0
             key = (int(ctx.is_win and not ps.result.is_win), len(ps.repair.changes), len(ps.layout.ignored), -conf)
-            if best is None or key < best[0]:
+            # another reading is taken only when it is a legal win; otherwise the cards as they lie are reported
+            if (best is None and k == 0) or (key[0] == 0 and (best is None or key < best[0])):
                 best = (key, ps)
         if k == 0 and not (best and best[0][:2] == (0, 0)):
             readings += apart_readings(lay, 0 if ctx.jiang else rs.n_jiang)
         k += 1
     if best is None:
-        raise error or PhotoError("The cards seen cannot be a hand.")
+        raise error  # the first reading failed and no other reading is a legal win
     ps = best[1]
     if ps.layout.ignored:
         ps.warnings.insert(0, f"left out {len(ps.layout.ignored)} object(s) lying apart "
@@ -180,7 +181,10 @@ def score_layout(rec: Recognition, lay: TableLayout, ctx: PhotoContext, repair_o
         jiang = photo_jiang
         defaults.append(f"将 read from the cards set apart: {' '.join(jiang)}")
     else:
-        seen = f"{len(cards)} cards" + (f", {len(photo_jiang)} set apart" if photo_jiang else ", none set apart")
+        apart = [cards[i].code for g in lay.apart for i in g]
+        seen = f"{len(cards)} cards" + (f", {len(photo_jiang)} set apart" if photo_jiang else
+                                         f", {len(apart)} lying apart ({' '.join(apart)}), which do not fit as the 将" if apart else
+                                         ", none set apart")
         raise PhotoError(f"Saw {seen}, but the {rs.n_jiang} flipped 将 card{'s' if rs.n_jiang > 1 else ''} "
                          "must lie apart from the hand or be named (--jiang, or 翻将 on the page).")
     declared = []

@@ -82,17 +82,17 @@ def run(args: argparse.Namespace) -> int:
     try:
         img = load_image(args.photo)
         rec = recognize(img, args.model)
+    except (ImageError, ModelError) as e:
+        raise UserError(str(e)) from None
+    try:
         ps = score_recognition(rec, ctx, repair_on=not args.no_repair)
-    except (ImageError, ModelError, PhotoError) as e:
+    except PhotoError as e:
+        if args.annotate:  # what was seen, so the table can tell what is missing
+            _write_annotation(args.annotate, img, rec, None, None)
+            raise UserError(f"{e} (the cards seen are drawn in {args.annotate})") from None
         raise UserError(str(e)) from None
     if args.annotate:
-        import cv2
-
-        from vision.annotate import annotate
-
-        labels, groups = ps.card_tags()
-        if not cv2.imwrite(args.annotate, annotate(img, rec, labels, groups)):
-            raise UserError(f"Cannot write {args.annotate}.")
+        _write_annotation(args.annotate, img, rec, *ps.card_tags())
     if args.json:
         json.dump(ps.to_dict(), sys.stdout, ensure_ascii=False, indent=1)
         print()
@@ -106,3 +106,12 @@ def run(args: argparse.Namespace) -> int:
     for d in ps.defaults:
         print(f"to confirm: {d}")
     return 0
+
+
+def _write_annotation(path: str, img, rec, labels: list[str] | None, groups: list[int] | None) -> None:
+    import cv2
+
+    from vision.annotate import annotate
+
+    if not cv2.imwrite(path, annotate(img, rec, labels, groups)):
+        raise UserError(f"Cannot write {path}.")
