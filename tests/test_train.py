@@ -36,6 +36,17 @@ def test_train_detect_and_release(tiny, tmp_path, monkeypatch):
     assert "detector" in (dest / "MODEL_CARD.md").read_text()
     with pytest.raises(FileNotFoundError):
         train.train_detect("unused", name="never-ran", resume=True)
+    # fine-tuning from weights starts from them (ultralytics builds a fresh network unless told it is pretrained)
+    import torch
+    from ultralytics import YOLO
+
+    start = run_dir / "weights" / "last.pt"
+    tuned = train.train_detect(str(tiny / "det" / "dataset.yaml"), epochs=1, imgsz=160, batch=2, name="t2", workers=0,
+                               model=str(start), extra=dict(lr0=1e-9, warmup_epochs=0))
+    a = YOLO(str(start)).model.state_dict()
+    b = YOLO(str(tuned / "weights" / "last.pt")).model.state_dict()
+    conv = next(k for k in a if k.endswith("conv.weight"))
+    assert torch.allclose(a[conv].float(), b[conv].float(), atol=1e-3)
 
 
 def test_train_classify_one_epoch(tiny, tmp_path, monkeypatch):

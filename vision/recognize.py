@@ -70,6 +70,10 @@ class ModelInfo:
     names: tuple[str, ...]
     conf: float
     iou: float
+    # boxes the detector is less sure of (score ≥ rescue_conf) are kept when the classifier reads them
+    # with probability ≥ rescue_cls: overlapped cards that the detector half-sees (off when rescue_conf ≥ conf)
+    rescue_conf: float = 1.0
+    rescue_cls: float = 1.0
 
 
 def model_info(path: str | Path | None = None) -> ModelInfo:
@@ -85,7 +89,8 @@ def model_info(path: str | Path | None = None) -> ModelInfo:
     if len(names) != len(CODES) or any(n not in CODES for n in names):
         raise ModelError(f"The model at {p} does not name the 35 card codes (model.json 'names').")
     return ModelInfo(p, int(d.get("det_imgsz", 640)), int(d.get("cls_imgsz", FOLD)), float(d.get("temperature", 1.0)),
-                     tuple(d.get("names", CODES)), float(d.get("conf", 0.35)), float(d.get("iou", 0.5)))
+                     tuple(d.get("names", CODES)), float(d.get("conf", 0.35)), float(d.get("iou", 0.5)),
+                     float(d.get("rescue_conf", 1.0)), float(d.get("rescue_cls", 1.0)))
 
 
 @lru_cache(maxsize=4)
@@ -158,11 +163,14 @@ def recognize_array(img: np.ndarray, model: str | Path | None = None, top_k: int
     info = model_info(model)
     det_s, cls_s = _sessions(str(info.path))
     t0 = time.perf_counter()
-    dets = detect(det_s, img, info.det_imgsz, info.conf, info.iou)
+    # greedy NMS keeps the higher-scored boxes first, so the boxes above `conf` are the same either way
+    dets = detect(det_s, img, info.det_imgsz, min(info.conf, info.rescue_conf), info.iou)
     t1 = time.perf_counter()
     quads = [order_long_axis_vertical(q) for q, _ in dets]
     crops = [fold(rectify(img, q, ordered=True)) for q in quads]
     probs = classify(cls_s, crops, info.temperature)
+    keep = [k for k, (_, s) in enumerate(dets) if s >= info.conf or probs[k].max() >= info.rescue_cls]
+    dets, quads, probs = [dets[k] for k in keep], [quads[k] for k in keep], probs[keep]
     t2 = time.perf_counter()
     cards = []
     for (_, s), qo, p in zip(dets, quads, probs, strict=True):

@@ -1,4 +1,8 @@
-"""Pick the detector's confidence and NMS thresholds on held-out scenes (F1 of card matches at IoU 0.5)."""
+"""Pick the detector's thresholds on held-out scenes: confidence and NMS by the F1 of card matches at IoU 0.5,
+then the second look (recognize.ModelInfo.rescue_conf / rescue_cls) by the F1 of cards found *and read right*.
+
+`python -m vision.tune SCENES --model models/NAME [--write]` prints the tables; --write stores the best in
+the model's model.json."""
 
 from __future__ import annotations
 
@@ -9,8 +13,9 @@ import cv2
 import numpy as np
 
 from .evaluate import MIN_VISIBLE, match
+from .geometry import fold, order_long_axis_vertical, rectify
 from .imageio import load_image
-from .recognize import _sessions, letterbox, model_info
+from .recognize import _sessions, classify, detect, letterbox, model_info
 
 
 def _raw(det_session, img, imgsz):
@@ -57,4 +62,69 @@ def tune(scenes: str | Path, model: str | Path | None = None, limit: int = 60) -
             table.append({"conf": conf, "iou": iou, "precision": round(prec, 4), "recall": round(rec, 4), "f1": round(f1, 4)})
             if best is None or f1 > best["f1"]:
                 best = table[-1]
+    rescue = tune_rescue(scenes, val[:limit], info, best["conf"], best["iou"])
+    return {"best": best, "table": table, "rescue": rescue}
+
+
+def tune_rescue(scenes: str | Path, val: list[dict], info, conf: float, iou: float) -> dict:
+    """Second look: boxes scored below ``conf`` kept when the classifier is sure of them."""
+    det, cls = _sessions(str(info.path))
+    cache = []
+    for gt in val:
+        img = load_image(Path(scenes) / gt["image"])
+        cards = [c for c in gt["cards"] if c["visible"] >= MIN_VISIBLE]
+        dets = detect(det, img, info.det_imgsz, 0.1, iou)
+        quads = [order_long_axis_vertical(q) for q, _ in dets]
+        probs = classify(cls, [fold(rectify(img, q, ordered=True)) for q in quads], info.temperature)
+        cache.append((quads, np.array([sc for _, sc in dets]), probs, [np.array(c["quad"], np.float32) for c in cards],
+                      [info.names.index(c["code"]) for c in cards]))
+    table, best = [], None
+    for rconf in (0.1, 0.15, 0.2, 0.3, 1.0):
+        for rcls in (0.9, 0.95, 0.97, 0.99):
+            if rconf >= conf and rcls != 0.9:
+                continue
+            kept = right = total = 0
+            for quads, scores, probs, gq, gc in cache:
+                keep = [k for k in range(len(quads)) if scores[k] >= conf or (scores[k] >= rconf and probs[k].max() >= rcls)]
+                m = match([quads[k] for k in keep], gq)
+                right += sum(int(probs[keep[i]].argmax() == gc[j]) for i, j in m)
+                kept += len(keep)
+                total += len(gq)
+            prec, rec = right / max(1, kept), right / max(1, total)
+            f1 = 2 * prec * rec / max(1e-9, prec + rec)
+            table.append({"rescue_conf": rconf, "rescue_cls": rcls, "right_of_kept": round(prec, 4), "right_of_cards": round(rec, 4),
+                          "f1": round(f1, 4)})
+            if best is None or f1 > best["f1"]:
+                best = table[-1]
     return {"best": best, "table": table}
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    ap = argparse.ArgumentParser(prog="python -m vision.tune", description=__doc__.splitlines()[0])
+    ap.add_argument("scenes", help="a `changpai synth --kind detect` folder (its val split is used)")
+    ap.add_argument("--model", default=None)
+    ap.add_argument("--limit", type=int, default=60)
+    ap.add_argument("--write", action="store_true", help="store the best thresholds in the model's model.json")
+    ap.add_argument("--json", help="write the tables here")
+    a = ap.parse_args(argv)
+    r = tune(a.scenes, a.model, a.limit)
+    b, rb = r["best"], r["rescue"]["best"]
+    print(f"conf {b['conf']} iou {b['iou']}: precision {b['precision']} recall {b['recall']} F1 {b['f1']}")
+    print(f"second look: rescue_conf {rb['rescue_conf']} rescue_cls {rb['rescue_cls']}: right of kept {rb['right_of_kept']}, "
+          f"right of cards {rb['right_of_cards']}, F1 {rb['f1']}")
+    if a.json:
+        Path(a.json).write_text(json.dumps(r, indent=1))
+    if a.write:
+        p = model_info(a.model).path / "model.json"
+        meta = json.loads(p.read_text())
+        meta.update(conf=b["conf"], iou=b["iou"], rescue_conf=rb["rescue_conf"], rescue_cls=rb["rescue_cls"],
+                    thresholds_note=f"chosen on up to {a.limit} val scenes of {a.scenes} (python -m vision.tune)")
+        p.write_text(json.dumps(meta, indent=1, ensure_ascii=False))
+        print(f"written to {p}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
