@@ -110,7 +110,8 @@ def _scene_spec(job: Job, rng: random.Random) -> tuple[SceneSpec, dict[str, Any]
     layout = rng.choice(LAYOUTS)
     jiang = random_cards(rng, 2, [], False) if rng.random() < 0.7 else []
     n = rng.randint(20, 35)
-    cards = random_cards(rng, n + 8, jiang, extras=rng.random() < 0.15)
+    # the five extras (one card each, in some decks) are rare on a table; the classifier sees them more often
+    cards = random_cards(rng, n + 8, jiang, extras=rng.random() < (0.6 if job.kind == "classify" else 0.15))
     melds: list[list[str]] = []
     if layout == "groups":
         counts = {c: cards.count(c) for c in set(cards)}
