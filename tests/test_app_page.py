@@ -71,6 +71,18 @@ def test_correction_changes_the_total(app_env):
     assert after is not None and after != before
 
 
+def test_marking_a_card_not_a_card_leaves_it_out(app_env):
+    at = _new()
+    _upload(at, "hand.jpg", (SAMPLES / "hand_2.jpg").read_bytes())
+    rows = at.session_state["rows"]
+    first_hand = next(i for i, r in enumerate(rows["role"]) if r == "hand")
+    at.session_state["cards_editor"] = {"edited_rows": {first_hand: {"role": "ignored"}}, "added_rows": [], "deleted_rows": []}
+    at.run()
+    assert not at.exception
+    # one card fewer in the hand: no longer a win, and the page says so instead of failing
+    assert any("not a win" in w.value for w in at.warning), [w.value for w in at.warning]
+
+
 @pytest.mark.parametrize("name,data,needle", [
     ("x.jpg", b"not an image", "not an image"),
     ("e.jpg", b"", "empty"),

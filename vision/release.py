@@ -141,6 +141,12 @@ def write_card(dest: Path, meta: dict[str, Any]) -> Path:
             lines.append("- last epoch (validation on the synthetic val split): " +
                          ", ".join(f"{k.split('/', 1)[1]} {float(res[k]):.4f}" for k in keys))
         lines.append("")
+    if "conf" in meta:
+        lines += ["## Thresholds", "",
+                  f"- detector input {meta.get('det_imgsz')} px, confidence {meta['conf']}, NMS IoU {meta.get('iou')}"
+                  + (f"; second look: boxes scored ≥ {meta['rescue_conf']} kept when the classifier gives ≥ {meta['rescue_cls']}"
+                     if meta.get("rescue_conf", 1.0) < meta["conf"] else ""),
+                  f"- {meta.get('thresholds_note', '')}", ""]
     if meta.get("evaluation"):
         lines += ["## Measured (changpai eval)", "", "```json", json.dumps(meta["evaluation"], indent=1, ensure_ascii=False),
                   "```", ""]
