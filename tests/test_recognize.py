@@ -97,3 +97,33 @@ def test_score_photo_annotates_even_when_it_cannot_score(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "将" in err and str(out) in err and err.count("\n") == 1
     assert cv2.imread(str(out)).shape == img.shape
+
+
+def test_unsure_cards_get_a_second_look_through_shifted_boxes():
+    from vision.recognize import SHIFTS, _second_look
+
+    class Session:  # stands in for the ONNX classifier: sure of a card only when the box sits right of it
+        def get_inputs(self):
+            return [type("I", (), {"name": "x"})()]
+
+        def run(self, _, feed):
+            x = feed["x"]
+            out = np.full((len(x), 35), 0.2 / 34, np.float32)
+            out[:, 0] = 0.8
+            bright = x.max(axis=(1, 2, 3)) > 0.5
+            out[bright] = 0.01 / 34
+            out[bright, 7] = 0.99
+            return [out]
+
+    img = np.zeros((300, 300, 3), np.uint8)
+    img[:, 152:] = 255  # the card's true place is a little to the right of the box
+    quad = np.array([[100, 20], [150, 20], [150, 250], [100, 250]], np.float32)
+    probs = np.full((1, 35), 0.01 / 34, np.float32)
+    probs[0, 0] = 0.6  # unsure
+    out = _second_look(img, [quad], probs, Session(), 1.0)
+    assert SHIFTS[0] < 0 < SHIFTS[1]
+    assert out[0].argmax() == 7 and out[0].max() > 0.98  # read again through the box moved right
+    sure = probs.copy()
+    sure[0] = 0.0
+    sure[0, 3] = 1.0
+    assert np.array_equal(_second_look(img, [quad], sure, Session(), 1.0), sure)  # sure cards are left alone

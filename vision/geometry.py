@@ -68,15 +68,15 @@ def box_error(pred: np.ndarray, true: np.ndarray) -> dict[str, float]:
     """How ``pred`` misses ``true``, in the true card's frame: centre shift across (÷ width) and along
     (÷ length), width and length ratios."""
     t, p = order_long_axis_vertical(true), order_long_axis_vertical(pred)
-    tl, tw = _axes(t)
-    pl, pw = _axes(p)
+    tl, tw = axes(t)
+    pl, pw = axes(p)
     lt, wt = float(np.linalg.norm(tl)), float(np.linalg.norm(tw))
     d = p.mean(0) - t.mean(0)
     return {"across": float(d @ tw) / (wt * wt), "along": float(d @ tl) / (lt * lt),
             "width": float(np.linalg.norm(pw)) / wt, "length": float(np.linalg.norm(pl)) / lt}
 
 
-def _axes(q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def axes(q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Full length (top → bottom) and width (left → right) vectors of an ordered quad."""
     return (q[3] + q[2] - q[0] - q[1]) / 2, (q[1] + q[2] - q[0] - q[3]) / 2
 
@@ -85,7 +85,7 @@ def jitter_quad(quad: np.ndarray, rng: np.random.Generator, scale: float = 1.0) 
     """``quad`` moved, stretched and turned the way a detector's box misses the card (BOX_ERROR × scale)."""
     q = order_long_axis_vertical(quad)
     e = BOX_ERROR
-    u, v = _axes(q)
+    u, v = axes(q)
     ctr = q.mean(0) + u * rng.normal(0, e["along"] * scale) + v * rng.normal(0, e["across"] * scale)
     u = u * (1 + rng.normal(0, e["length"] * scale)) / 2  # half vectors from here on
     v = v * (1 + e["width_bias"] * min(scale, 1.0) + rng.normal(0, e["width"] * scale)) / 2

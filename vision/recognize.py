@@ -19,7 +19,7 @@ import numpy as np
 
 from scoring.cards import CODES, NAMES_ZH
 
-from .geometry import FOLD, fold, order_long_axis_vertical, rectify, swap_ends
+from .geometry import FOLD, axes, fold, order_long_axis_vertical, rectify, swap_ends
 from .imageio import load_image
 
 MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
@@ -171,6 +171,7 @@ def recognize_array(img: np.ndarray, model: str | Path | None = None, top_k: int
     probs = classify(cls_s, crops, info.temperature)
     keep = [k for k, (_, s) in enumerate(dets) if s >= info.conf or probs[k].max() >= info.rescue_cls]
     dets, quads, probs = [dets[k] for k in keep], [quads[k] for k in keep], probs[keep]
+    probs = _second_look(img, quads, probs, cls_s, info.temperature)
     t2 = time.perf_counter()
     cards = []
     for (_, s), qo, p in zip(dets, quads, probs, strict=True):
@@ -182,6 +183,25 @@ def recognize_array(img: np.ndarray, model: str | Path | None = None, top_k: int
     tm = dict(timings or {})
     tm.update({"detect": round((t1 - t0) * 1000, 1), "classify": round((t2 - t1) * 1000, 1)})
     return Recognition(img.shape[1], img.shape[0], cards, tm, info.path.name)
+
+
+UNSURE = 0.9  # a card read with less than this probability gets a second look
+SHIFTS = (-0.06, 0.06)  # ... through boxes moved across the card by these fractions of its width
+
+
+def _second_look(img: np.ndarray, quads: list[np.ndarray], probs: np.ndarray, cls_s, temperature: float) -> np.ndarray:
+    """The detector's boxes miss cards mostly across their width (geometry.BOX_ERROR): an unsure card is
+    read again through boxes shifted sideways, and the most confident of its readings is kept."""
+    unsure = [k for k in range(len(quads)) if probs[k].max() < UNSURE]
+    if not unsure:
+        return probs
+    moved = [(k, quads[k] + axes(quads[k])[1] * s) for k in unsure for s in SHIFTS]
+    p2 = classify(cls_s, [fold(rectify(img, q, ordered=True)) for _, q in moved], temperature)
+    probs = probs.copy()
+    for (k, _), p in zip(moved, p2, strict=True):
+        if p.max() > probs[k].max():
+            probs[k] = p  # the box stays the detector's: a reading is chosen, not a position
+    return probs
 
 
 def _reading_order(c: Card) -> tuple[int, float]:
