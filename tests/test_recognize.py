@@ -127,3 +127,32 @@ def test_unsure_cards_get_a_second_look_through_shifted_boxes():
     sure[0] = 0.0
     sure[0, 3] = 1.0
     assert np.array_equal(_second_look(img, [quad], sure, Session(), 1.0), sure)  # sure cards are left alone
+
+
+def test_zoom_finds_small_cards_in_a_large_photo(tmp_path):
+    import shutil
+
+    import cv2
+
+    from vision.recognize import DEFAULT_MODEL, recognize_array
+
+    # the sample hand in the middle of a photo twice as large: its cards are half as big
+    img = cv2.imread(str(SAMPLES / "hand_2.jpg"))
+    h, w = img.shape[:2]
+    canvas = np.full((2 * h, 2 * w, 3), 60, np.uint8)
+    canvas[h // 2:h // 2 + h, w // 2:w // 2 + w] = img
+    gt = _gt(2)
+    found = {}
+    for zoom in (0.0, 1.4):
+        d = tmp_path / f"z{zoom}"
+        d.mkdir()
+        for f in ("detector.onnx", "classifier.onnx"):
+            shutil.copy(DEFAULT_MODEL / f, d / f)
+        meta = json.loads((DEFAULT_MODEL / "model.json").read_text()) | {"zoom": zoom}
+        (d / "model.json").write_text(json.dumps(meta))
+        found[zoom] = recognize_array(canvas, d).cards
+    zoomed = found[1.4]
+    assert sorted(c.code for c in zoomed) == sorted(c["code"] for c in gt["cards"])
+    assert len(found[0.0]) < len(zoomed)
+    quads = np.array([c.quad for c in zoomed])
+    assert quads[..., 0].min() > w // 2 - 5 and quads[..., 0].max() < w // 2 + w + 5  # in the big photo's pixels

@@ -74,6 +74,7 @@ class ModelInfo:
     # with probability ≥ rescue_cls: overlapped cards that the detector half-sees (off when rescue_conf ≥ conf)
     rescue_conf: float = 1.0
     rescue_cls: float = 1.0
+    zoom: float = 0.0  # look again at the cards' region when it is this many times smaller than the photo (0: never)
 
 
 def model_info(path: str | Path | None = None) -> ModelInfo:
@@ -90,7 +91,7 @@ def model_info(path: str | Path | None = None) -> ModelInfo:
         raise ModelError(f"The model at {p} does not name the 35 card codes (model.json 'names').")
     return ModelInfo(p, int(d.get("det_imgsz", 640)), int(d.get("cls_imgsz", FOLD)), float(d.get("temperature", 1.0)),
                      tuple(d.get("names", CODES)), float(d.get("conf", 0.35)), float(d.get("iou", 0.5)),
-                     float(d.get("rescue_conf", 1.0)), float(d.get("rescue_cls", 1.0)))
+                     float(d.get("rescue_conf", 1.0)), float(d.get("rescue_cls", 1.0)), float(d.get("zoom", 0.0)))
 
 
 @lru_cache(maxsize=4)
@@ -165,6 +166,8 @@ def recognize_array(img: np.ndarray, model: str | Path | None = None, top_k: int
     t0 = time.perf_counter()
     # greedy NMS keeps the higher-scored boxes first, so the boxes above `conf` are the same either way
     dets = detect(det_s, img, info.det_imgsz, min(info.conf, info.rescue_conf), info.iou)
+    if info.zoom:
+        dets = _zoom_in(det_s, img, dets, info)
     t1 = time.perf_counter()
     quads = [order_long_axis_vertical(q) for q, _ in dets]
     crops = [fold(rectify(img, q, ordered=True)) for q in quads]
@@ -183,6 +186,35 @@ def recognize_array(img: np.ndarray, model: str | Path | None = None, top_k: int
     tm = dict(timings or {})
     tm.update({"detect": round((t1 - t0) * 1000, 1), "classify": round((t2 - t1) * 1000, 1)})
     return Recognition(img.shape[1], img.shape[0], cards, tm, info.path.name)
+
+
+CARDS_ACROSS = 18  # the zoomed view is at least this many card widths across (cards trained at 1/15–1/40)
+
+
+def _zoom_in(det_s, img: np.ndarray, dets: list[tuple[np.ndarray, float]], info: ModelInfo) -> list[tuple[np.ndarray, float]]:
+    """When the cards fill only part of the photo, look again at just that part: the detector then sees
+    the cards larger (thin overlapped strips of a stair hand become findable). The region is the first
+    pass's cards plus a card length around them, never so tight that cards look larger than in training."""
+    confident = [q for q, sc in dets if sc >= info.conf]
+    if not confident:
+        return dets
+    pts = np.concatenate(confident)
+    width = float(np.median([np.linalg.norm(q[1] - q[0]) for q in confident]))
+    length = float(np.median([np.linalg.norm(q[3] - q[0]) for q in confident]))
+    h, w = img.shape[:2]
+    x0, y0 = pts.min(0) - max(width, length)
+    x1, y1 = pts.max(0) + max(width, length)
+    side = max(x1 - x0, y1 - y0, CARDS_ACROSS * max(width, length / 4.67))
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    x0, x1 = int(max(0, cx - side / 2)), int(min(w, cx + side / 2))
+    y0, y1 = int(max(0, cy - side / 2)), int(min(h, cy + side / 2))
+    if max(x1 - x0, y1 - y0) > max(w, h) / info.zoom:
+        return dets  # the cards already fill the photo
+    again = detect(det_s, img[y0:y1, x0:x1], info.det_imgsz, min(info.conf, info.rescue_conf), info.iou)
+    if sum(sc >= info.conf for _, sc in again) < len(confident):
+        return dets
+    off = np.array([x0, y0], np.float32)
+    return [(q + off, sc) for q, sc in again]
 
 
 UNSURE = 0.9  # a card read with less than this probability gets a second look
