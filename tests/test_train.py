@@ -82,3 +82,26 @@ def test_train_classify_one_epoch(tiny, tmp_path, monkeypatch):
                                  extra=dict(lr0=1e-9, warmup_epochs=0))
     c = YOLO(str(tuned / "weights" / "last.pt")).model
     assert torch.allclose(c.model[-1].linear.weight.float(), b.model[-1].linear.weight.float(), atol=1e-3)
+
+
+def test_combine_crops_with_repeats(tiny, tmp_path):
+    from vision.train import combine_crops
+
+    src = tiny / "cls"
+    out = combine_crops([src, src], tmp_path / "both", {"1t": 3})
+    for code in ("1t", "2b"):
+        n = len(list((src / "train" / code).iterdir()))
+        times = 3 if code == "1t" else 1
+        assert len(list((out / "train" / code).iterdir())) == 2 * times * n
+        assert len(list((out / "val" / code).iterdir())) == 2 * len(list((src / "val" / code).iterdir()))
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--repeat", "zz=3"], "not a card code"),
+    (["--repeat", "fu=x"], "CODES=N"),
+])
+def test_train_cli_bad_repeat(tiny, capsys, args, needle):
+    from app.cli import main
+
+    assert main(["train", "classify", "--data", str(tiny / "cls"), *args]) == 2
+    assert needle in capsys.readouterr().err

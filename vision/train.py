@@ -52,6 +52,27 @@ def train_detect(data: str, epochs: int = 10, imgsz: int = 640, batch: int = 8, 
     return run_dir
 
 
+def combine_crops(sources: list[str | Path], out: str | Path, repeat: dict[str, int] | None = None) -> Path:
+    """One classifier dataset from several crop folders (``SRC/{train,val}/<code>/``) as links, with the
+    training crops of the codes in ``repeat`` listed that many times (rare kinds seen more often)."""
+    import os
+
+    out = Path(out)
+    for k, src in enumerate(map(Path, sources)):
+        if not (src / "train").is_dir():
+            raise FileNotFoundError(f"No crops at {src}/train (make them with `changpai synth --kind classify`).")
+        for split in ("train", "val"):
+            for d in sorted(p for p in (src / split).iterdir() if p.is_dir()) if (src / split).is_dir() else []:
+                (out / split / d.name).mkdir(parents=True, exist_ok=True)
+                times = (repeat or {}).get(d.name, 1) if split == "train" else 1
+                for f in d.iterdir():
+                    for r in range(times):
+                        link = out / split / d.name / f"{k}_{r}_{f.name}"
+                        if not link.exists():
+                            os.symlink(f.resolve(), link)
+    return out
+
+
 def train_classify(data: str, epochs: int = 15, imgsz: int = 128, batch: int = 64, name: str = "classify",
                    model: str = "yolo11n-cls.yaml", resume: bool = False, device: str = "cpu", workers: int = 2,
                    extra: dict[str, Any] | None = None) -> Path:

@@ -10,13 +10,16 @@ from ..cli import UserError
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("what", choices=["detect", "classify"])
-    p.add_argument("--data", help="detect: dataset.yaml of `changpai synth --kind detect`; classify: the crops folder")
+    p.add_argument("--data", action="append", help="detect: dataset.yaml of `changpai synth --kind detect`; classify: a crops "
+                   "folder (repeat --data to train on several)")
+    p.add_argument("--repeat", default="", help="classify: codes whose training crops count several times, e.g. fu,lu,shou,xi,cai=4")
     p.add_argument("--epochs", type=int, default=None)
     p.add_argument("--imgsz", type=int, default=None)
     p.add_argument("--batch", type=int, default=None)
     p.add_argument("--name", default=None, help="run name under runs/ (default: detect or classify)")
     p.add_argument("--resume", action="store_true", help="continue the run's last checkpoint")
     p.add_argument("--weights", help="start from these weights (e.g. models/changpai-v1/detector.pt) instead of the model YAML")
+    p.add_argument("--lr0", type=float, help="initial learning rate (fine-tuning from --weights defaults to 0.001)")
     p.add_argument("--device", default="cpu", help="cpu, or a CUDA device index such as 0")
     p.add_argument("--workers", type=int, default=2, help="data-loading workers")
     p.add_argument("--release", metavar="NAME", help="after training, export ONNX and write models/NAME with a model card")
@@ -28,24 +31,30 @@ def run(args: argparse.Namespace) -> int:
     name = args.name or args.what
     if args.weights and not Path(args.weights).is_file():
         raise UserError(f"No weights at {args.weights}.")
+    data = None
     if not args.resume:
         if not args.data:
             raise UserError("--data is needed (or --resume to continue a run).")
-        if not Path(args.data).exists():
-            raise UserError(f"No dataset at {args.data}.")
+        for d in args.data:
+            if not Path(d).exists():
+                raise UserError(f"No dataset at {d}.")
+        if len(args.data) > 1 and args.what == "detect":
+            raise UserError("detect takes one --data (a dataset.yaml can list several image folders).")
+        data = args.data[0]
+        if args.what == "classify" and (len(args.data) > 1 or args.repeat):
+            repeat = _parse_repeat(args.repeat)
+            try:
+                data = str(train.combine_crops(args.data, train.RUNS / f"{name}_data", repeat))
+            except FileNotFoundError as e:
+                raise UserError(str(e)) from None
+    kw = {k: v for k, v in dict(epochs=args.epochs, imgsz=args.imgsz, batch=args.batch).items() if v is not None}
+    if args.weights:
+        kw["model"] = args.weights
+    if args.lr0:
+        kw["extra"] = {"lr0": args.lr0}
+    fit = train.train_detect if args.what == "detect" else train.train_classify
     try:
-        if args.what == "detect":
-            kw = {k: v for k, v in dict(epochs=args.epochs, imgsz=args.imgsz, batch=args.batch).items() if v is not None}
-            if args.weights:
-                kw["model"] = args.weights
-            run_dir = train.train_detect(args.data, name=name, resume=args.resume, device=args.device,
-                                         workers=args.workers, **kw)
-        else:
-            kw = {k: v for k, v in dict(epochs=args.epochs, imgsz=args.imgsz, batch=args.batch).items() if v is not None}
-            if args.weights:
-                kw["model"] = args.weights
-            run_dir = train.train_classify(args.data, name=name, resume=args.resume, device=args.device,
-                                           workers=args.workers, **kw)
+        run_dir = fit(data, name=name, resume=args.resume, device=args.device, workers=args.workers, **kw)
     except FileNotFoundError as e:
         raise UserError(str(e)) from None
     print(f"trained: {run_dir}/weights/best.pt")
@@ -55,3 +64,19 @@ def run(args: argparse.Namespace) -> int:
         out = release(args.what, run_dir, args.release)
         print(f"released: {out}")
     return 0
+
+
+def _parse_repeat(text: str) -> dict[str, int]:
+    """"fu,lu,shou,xi,cai=4" → {"fu": 4, …}; several such groups separated by ';'."""
+    from scoring.cards import CODES
+
+    out: dict[str, int] = {}
+    for part in filter(None, (p.strip() for p in text.split(";"))):
+        codes, _, times = part.partition("=")
+        if not times.strip().isdigit() or int(times) < 1:
+            raise UserError(f"--repeat takes CODES=N, e.g. fu,lu,shou,xi,cai=4, not {part!r}.")
+        for c in filter(None, (c.strip() for c in codes.split(","))):
+            if c not in CODES:
+                raise UserError(f"--repeat: {c!r} is not a card code.")
+            out[c] = int(times)
+    return out
