@@ -6,11 +6,13 @@ from pathlib import Path
 
 import pytest
 
+from vision import DEFAULT_MODEL_NAME
+
 ROOT = Path(__file__).resolve().parents[1]
-MODEL = ROOT / "models" / "changpai-v1"
+MODEL = ROOT / "models" / DEFAULT_MODEL_NAME
 SAMPLES = ROOT / "docs" / "samples"
 
-requires_model = pytest.mark.skipif(not (MODEL / "model.json").exists(), reason="no released model under models/changpai-v1")
+requires_model = pytest.mark.skipif(not (MODEL / "model.json").exists(), reason=f"no released model under models/{DEFAULT_MODEL_NAME}")
 
 
 @pytest.fixture(scope="session")

@@ -170,8 +170,8 @@ def evaluate_hands(root: str | Path, model: str | Path | None = None, limit: int
         right_plain += total_plain == exp
         right_rep += total_rep == exp
         repaired += n_rep > 0
-        rows.append({"image": gt["image"], "expected": exp, "without_repair": total_plain, "with_repair": total_rep,
-                     "repairs": n_rep})
+        rows.append({"image": gt["image"], "layout": gt.get("layout"), "expected": exp, "without_repair": total_plain,
+                     "with_repair": total_rep, "repairs": n_rep})
     n = len(gts)
     return {
         "photos": n,
@@ -180,5 +180,8 @@ def evaluate_hands(root: str | Path, model: str | Path | None = None, limit: int
         "photos_repaired": repaired,
         "errors": errors,
         "latency_ms": {"p50": round(float(np.percentile(lat, 50)), 1), "p90": round(float(np.percentile(lat, 90)), 1)},
+        "with_repair_by_layout": {lay: round(float(np.mean([r["with_repair"] == r["expected"] for r in rows
+                                                              if r.get("layout") == lay and "expected" in r])), 4)
+                                  for lay in sorted({r["layout"] for r in rows if r.get("layout")})},
         "per_photo": rows,
     }

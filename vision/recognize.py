@@ -19,11 +19,12 @@ import numpy as np
 
 from scoring.cards import CODES, NAMES_ZH
 
+from . import DEFAULT_MODEL_NAME
 from .geometry import FOLD, axes, fold, order_long_axis_vertical, rectify, swap_ends
 from .imageio import load_image
 
 MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
-DEFAULT_MODEL = MODELS_DIR / "changpai-v1"
+DEFAULT_MODEL = MODELS_DIR / DEFAULT_MODEL_NAME
 
 
 class ModelError(ValueError):

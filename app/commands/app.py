@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from vision import DEFAULT_MODEL_NAME
+
 from ..cli import UserError
 
 
@@ -15,7 +17,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--host", default="0.0.0.0", help="address to listen on (0.0.0.0: every phone on the network)")
     p.add_argument("--port", type=int, default=8501)
     p.add_argument("--db", help="tally database file (default ~/.changpai/tally.sqlite3)")
-    p.add_argument("--model", help="model folder (default models/changpai-v1)")
+    p.add_argument("--model", help=f"model folder (default models/{DEFAULT_MODEL_NAME})")
     p.add_argument("--cert", help="TLS certificate (PEM) for HTTPS: phone browsers allow the camera only over HTTPS")
     p.add_argument("--key", help="TLS private key (PEM)")
     p.add_argument("--max-upload-mb", type=int, default=25)

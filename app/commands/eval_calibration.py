@@ -6,12 +6,14 @@ import argparse
 import json
 from pathlib import Path
 
+from vision import DEFAULT_MODEL_NAME
+
 from ..cli import UserError
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--work", default="data/calibration-eval", help="working folder")
-    p.add_argument("--base", help="model to calibrate (default models/changpai-v1)")
+    p.add_argument("--base", help=f"model to calibrate (default models/{DEFAULT_MODEL_NAME})")
     p.add_argument("--n", type=int, default=60, help="test photos of the deck")
     p.add_argument("--seed", type=int, default=31337)
     p.add_argument("--json", metavar="OUT")

@@ -6,12 +6,14 @@ import argparse
 import json
 from pathlib import Path
 
+from vision import DEFAULT_MODEL_NAME
+
 from ..cli import UserError
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("dir", help="a folder made by `changpai synth` (gt/*.json + images)")
-    p.add_argument("--model", help="model folder (default models/changpai-v1)")
+    p.add_argument("--model", help=f"model folder (default models/{DEFAULT_MODEL_NAME})")
     p.add_argument("--limit", type=int, help="only the first N images")
     p.add_argument("--json", metavar="OUT", help="report file (default DIR/eval_report.json)")
     p.add_argument("--hands", action="store_true",
@@ -37,6 +39,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"photos {r['photos']}: total exactly right {r['exact_without_repair'] * 100:.1f} % without repair, "
               f"{r['exact_with_repair'] * 100:.1f} % with repair ({r['photos_repaired']} repaired, {r['errors']} errors); "
               f"photo-to-total p50 {r['latency_ms']['p50']} ms, p90 {r['latency_ms']['p90']} ms")
+        print("  with repair, by layout: " + ", ".join(f"{k} {v * 100:.1f} %" for k, v in r["with_repair_by_layout"].items()))
     else:
         print(format_report(r))
     print(f"report: {out}")

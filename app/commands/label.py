@@ -6,6 +6,8 @@ import argparse
 import json
 import os
 
+from vision import DEFAULT_MODEL_NAME
+
 from ..cli import UserError
 
 
@@ -15,7 +17,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--format", default="yolo-obb", choices=["yolo-obb", "coco", "label-studio"])
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     p.add_argument("--min-conf", type=float, default=0.8, help="cards below this confidence are flagged for review")
-    p.add_argument("--model", help="model folder (default models/changpai-v1)")
+    p.add_argument("--model", help=f"model folder (default models/{DEFAULT_MODEL_NAME})")
     p.add_argument("--overwrite", action="store_true", help="replace label files a person edited, and redo done images")
     p.add_argument("--dask", metavar="SCHEDULER", nargs="?", const="local",
                    help="run recognitions on a Dask cluster (address tcp://host:8786), or 'local'")

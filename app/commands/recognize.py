@@ -6,6 +6,8 @@ import argparse
 import json
 import sys
 
+from vision import DEFAULT_MODEL_NAME
+
 from ..cli import UserError
 
 
@@ -13,7 +15,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("photo")
     p.add_argument("--json", action="store_true", help="print the cards as JSON")
     p.add_argument("--annotate", metavar="OUT.png", help="write the photo with every card drawn and named")
-    p.add_argument("--model", help="model folder (default models/changpai-v1)")
+    p.add_argument("--model", help=f"model folder (default models/{DEFAULT_MODEL_NAME})")
     p.add_argument("--top-k", type=int, default=5)
 
 

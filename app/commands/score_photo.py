@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from scoring.rulesets import EVENTS, RULESETS
+from vision import DEFAULT_MODEL_NAME
 
 from ..cli import UserError
 from ..render_text import render_result
@@ -24,7 +25,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--not-win", action="store_true", help="score the hand as one that did not win (group points)")
     p.add_argument("--context", metavar="HAND.json", help="a hand file whose context applies (its card lists are ignored)")
     p.add_argument("--no-repair", action="store_true", help="never change a card with the classifier's alternatives")
-    p.add_argument("--model", help="model folder (default models/changpai-v1)")
+    p.add_argument("--model", help=f"model folder (default models/{DEFAULT_MODEL_NAME})")
     p.add_argument("--json", action="store_true")
     p.add_argument("--annotate", metavar="OUT.png", help="write the photo with each card's name and meld")
     p.add_argument("--en", action="store_true", help="English labels")
