@@ -23,6 +23,21 @@ def test_calibration_photo_gives_the_faces_in_order():
     assert all(f.shape == (448, 96, 3) for _, f in faces)
 
 
+@pytest.mark.parametrize("seed", [5, 31337, 7])
+def test_each_face_is_named_after_the_card_it_was_cut_from(seed):
+    # tilted photos: a row that slants across pixel rows must still be read as one row
+    from vision.calibrate import in_rows
+    from vision.evaluate import match
+    from vision.recognize import recognize_array
+
+    img, gt = render_calibration_photo(random_style(random.Random(seed), "holdout"), seed=seed)
+    cards = in_rows(recognize_array(img).cards)
+    assert len(cards) == 30
+    gq = [np.array(c["quad"], np.float32) for c in gt["cards"]]
+    pairs = dict(match([np.array(c.quad, np.float32) for c in cards], gq))
+    assert [gt["cards"][pairs[k]]["code"] for k in range(30)] == list(CALIBRATION_ORDER[:30])
+
+
 def test_missing_card_is_a_clear_message():
     style = random_style(random.Random(6), "classic")
     img, gt = render_calibration_photo(style, seed=6, n=29)
@@ -36,3 +51,20 @@ def test_check_sheet_shape():
     faces = [(c, np.zeros((448, 96, 3), np.uint8)) for c in CALIBRATION_ORDER[:30]]
     sheet = check_sheet(faces)
     assert sheet.shape[0] > 448 * 3 and sheet.shape[1] >= 9 * 96
+
+
+def test_faces_are_cut_inside_the_card_and_cleaned_of_the_photos_light():
+    from vision.calibrate import INSET_ACROSS, INSET_ALONG, clean_face, inset
+    from vision.geometry import box_error
+
+    q = np.array([[10, 10], [60, 10], [60, 243], [10, 243]], np.float32)
+    e = box_error(inset(q), q)
+    assert abs(e["width"] - (1 - 2 * INSET_ACROSS)) < 1e-3 and abs(e["length"] - (1 - 2 * INSET_ALONG)) < 1e-3
+    assert abs(e["across"]) < 1e-6 and abs(e["along"]) < 1e-6
+    # a face photographed in dim, bluish light: paper comes out paper-coloured, the ink stays dark
+    face = np.zeros((448, 96, 3), np.uint8)
+    face[:] = (150, 110, 100)  # BGR: dim and blue
+    face[100:300, 30:60] = (30, 20, 20)  # ink
+    out = clean_face(face, paper=(222, 236, 244)).astype(int)
+    assert np.abs(out[20, 10] - np.array([222, 236, 244])).max() <= 6
+    assert out[200, 45].max() < 60

@@ -20,9 +20,9 @@ import numpy as np
 from scoring.cards import CODES, NAMES_ZH
 
 from .faces import FACE_H, FACE_W
-from .geometry import rectify
+from .geometry import axes, order_long_axis_vertical, rectify
 from .imageio import load_image
-from .recognize import DEFAULT_MODEL, _reading_order, model_info, recognize_array
+from .recognize import DEFAULT_MODEL, model_info, recognize_array
 
 CALIBRATION_ORDER: tuple[str, ...] = CODES  # 1t…9t 1b…9b 1w…9w qz hh bh [fu lu shou xi cai]
 
@@ -34,7 +34,7 @@ class CalibrationError(ValueError):
 def faces_from_photo(img: np.ndarray, model: str | Path | None = None) -> list[tuple[str, np.ndarray]]:
     """Cut the cards of a calibration photo and name them by their place in the rows."""
     rec = recognize_array(img, model)
-    cards = sorted(rec.cards, key=_reading_order)
+    cards = in_rows(rec.cards)
     n = len(cards)
     if n not in (30, 35):
         raise CalibrationError(
@@ -42,9 +42,62 @@ def faces_from_photo(img: np.ndarray, model: str | Path | None = None) -> list[t
             "in rows of nine; check that every card is in the photo, apart from its neighbours, and nothing else lies there.")
     out = []
     for code, c in zip(CALIBRATION_ORDER[:n], cards, strict=True):
-        crop = rectify(img, np.array(c.quad, np.float32), (FACE_W, FACE_H), ordered=True)
-        out.append((code, crop))
+        crop = rectify(img, inset(np.array(c.quad, np.float32)), (FACE_W, FACE_H), ordered=True)
+        out.append((code, clean_face(crop)))
     return out
+
+
+def in_rows(cards: list) -> list:
+    """The cards in reading order of a tilted photo: rows run across the cards' long axis; a new row starts
+    where the cards' positions along that axis jump by more than half a card length (banding by pixel
+    rows would split a slanted row and misname every card after the split)."""
+    if not cards:
+        return []
+    quads = [np.array(c.quad, np.float32) for c in cards]
+    along = np.array([axes(q)[0] for q in quads])
+    length = float(np.median(np.linalg.norm(along, axis=1)))
+    a = np.median(along / np.linalg.norm(along, axis=1, keepdims=True), axis=0)
+    a /= np.linalg.norm(a)
+    r = np.array([-a[1], a[0]]) if a[1] >= 0 else np.array([a[1], -a[0]])
+    if r[0] < 0:  # rows read left to right
+        r = -r
+    if a[1] < 0:  # and top to bottom
+        a = -a
+    ctr = np.array([q.mean(0) for q in quads])
+    s, t = ctr @ a, ctr @ r
+    order = np.argsort(s)
+    rows: list[list[int]] = [[int(order[0])]]
+    for i, j in zip(order[:-1], order[1:], strict=True):
+        if s[j] - s[i] > 0.5 * length:
+            rows.append([])
+        rows[-1].append(int(j))
+    return [cards[k] for row in rows for k in sorted(row, key=lambda k: t[k])]
+
+
+INSET_ACROSS, INSET_ALONG = 0.06, 0.012  # of the card's width and length, each side
+
+
+def inset(quad: np.ndarray) -> np.ndarray:
+    """The detector's box a little inside the card, so no strip of table comes with the face (its boxes
+    run ~3 % wide and shift sideways, geometry.BOX_ERROR); the face keeps its whole design."""
+    q = order_long_axis_vertical(quad)
+    u, v = axes(q)
+    du, dv = u * INSET_ALONG, v * INSET_ACROSS
+    return np.array([q[0] + du + dv, q[1] + du - dv, q[2] - du - dv, q[3] - du + dv], np.float32)
+
+
+def clean_face(face: np.ndarray, paper: tuple[int, int, int] = (222, 236, 244)) -> np.ndarray:
+    """Take the photo's light out of a face cut from it: each channel scaled so the paper (the bright
+    end of the face) comes out a plain paper colour, and the ink stays as dark as it was printed; then
+    sharpened. The scenes rendered from the face add their own light and blur, as for every face."""
+    f = face.astype(np.float32)
+    hi = np.percentile(f.reshape(-1, 3), 90, axis=0)
+    lo = np.percentile(f.reshape(-1, 3), 1, axis=0)
+    target_lo = np.minimum(lo, 40.0)
+    out = (f - lo) / np.maximum(hi - lo, 1.0) * (np.array(paper, np.float32) - target_lo) + target_lo
+    # and some of the sharpness the photo's resolution took (faces are drawn crisp)
+    out = cv2.addWeighted(out, 1.6, cv2.GaussianBlur(out, (0, 0), 2.0), -0.6, 0)
+    return np.clip(out, 0, 255).astype(np.uint8)
 
 
 def faces_from_folder(folder: Path) -> list[tuple[str, np.ndarray]]:
