@@ -33,6 +33,16 @@ def _args(run_dir: Path) -> dict[str, Any]:
     return yaml.safe_load(p.read_text()) if p.exists() else {}
 
 
+def _relative(path: str | None) -> str | None:
+    """A dataset path as the model card shows it: relative to the working folder when inside it."""
+    if not path:
+        return path
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return path
+
+
 def export_onnx(weights: Path, imgsz: int, dynamic: bool) -> Path:
     offline_ultralytics()
     from ultralytics import YOLO
@@ -109,7 +119,7 @@ def release(what: str, run_dir: str | Path, name: str, extra: dict[str, Any] | N
     meta.setdefault("iou", 0.5)
     meta[target] = {
         "trained_from": args.get("model"),
-        "data": args.get("data"),
+        "data": _relative(args.get("data")),
         "epochs": args.get("epochs"),
         "imgsz": imgsz,
         "batch": args.get("batch"),
