@@ -155,3 +155,25 @@ def test_zoom_finds_small_cards_in_a_large_photo(tmp_path):
     assert len(zoomed) == len(gt["cards"]) > len(found[0.0])  # every card found only with the zoom
     quads = np.array([c.quad for c in zoomed])
     assert quads[..., 0].min() > w // 2 - 5 and quads[..., 0].max() < w // 2 + w + 5  # in the big photo's pixels
+
+
+def test_tune_writes_thresholds_chosen_on_the_val_split(tmp_path, capsys):
+    import shutil
+
+    from vision.recognize import DEFAULT_MODEL
+    from vision.synth import Job, prepare, render_one
+    from vision.tune import main as tune_main
+
+    job = Job(str(tmp_path / "scenes"), "detect", 77, 4, ("classic",), None, 0.5, 1280, 960)
+    prepare(job)
+    for i in range(job.n):
+        render_one(job, i)
+    model = tmp_path / "m"
+    shutil.copytree(DEFAULT_MODEL, model, ignore=shutil.ignore_patterns("*.pt"))
+    assert tune_main([job.out, "--model", str(model), "--write", "--json", str(tmp_path / "t.json")]) == 0
+    meta = json.loads((model / "model.json").read_text())
+    table = json.loads((tmp_path / "t.json").read_text())
+    best = table["rescue"]["best"]
+    assert (meta["conf"], meta["rescue_conf"], meta["rescue_cls"]) == (best["conf"], best["rescue_conf"], best["rescue_cls"])
+    assert best["f1"] == max(row["f1"] for row in table["rescue"]["table"])
+    assert "second look" in capsys.readouterr().out
