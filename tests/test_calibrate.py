@@ -26,12 +26,11 @@ def test_calibration_photo_gives_the_faces_in_order():
 @pytest.mark.parametrize("seed", [5, 31337, 7])
 def test_each_face_is_named_after_the_card_it_was_cut_from(seed):
     # tilted photos: a row that slants across pixel rows must still be read as one row
-    from vision.calibrate import in_rows
     from vision.evaluate import match
-    from vision.recognize import recognize_array
+    from vision.recognize import reading_order, recognize_array
 
     img, gt = render_calibration_photo(random_style(random.Random(seed), "holdout"), seed=seed)
-    cards = in_rows(recognize_array(img).cards)
+    cards = reading_order(recognize_array(img).cards)
     assert len(cards) == 30
     gq = [np.array(c["quad"], np.float32) for c in gt["cards"]]
     pairs = dict(match([np.array(c.quad, np.float32) for c in cards], gq))

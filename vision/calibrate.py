@@ -22,7 +22,7 @@ from scoring.cards import CODES, NAMES_ZH
 from .faces import FACE_H, FACE_W
 from .geometry import axes, order_long_axis_vertical, rectify
 from .imageio import load_image
-from .recognize import DEFAULT_MODEL, model_info, recognize_array
+from .recognize import DEFAULT_MODEL, model_info, reading_order, recognize_array
 
 CALIBRATION_ORDER: tuple[str, ...] = CODES  # 1t…9t 1b…9b 1w…9w qz hh bh [fu lu shou xi cai]
 
@@ -34,7 +34,7 @@ class CalibrationError(ValueError):
 def faces_from_photo(img: np.ndarray, model: str | Path | None = None) -> list[tuple[str, np.ndarray]]:
     """Cut the cards of a calibration photo and name them by their place in the rows."""
     rec = recognize_array(img, model)
-    cards = in_rows(rec.cards)
+    cards = reading_order(rec.cards)
     n = len(cards)
     if n not in (30, 35):
         raise CalibrationError(
@@ -45,33 +45,6 @@ def faces_from_photo(img: np.ndarray, model: str | Path | None = None) -> list[t
         crop = rectify(img, inset(np.array(c.quad, np.float32)), (FACE_W, FACE_H), ordered=True)
         out.append((code, clean_face(crop)))
     return out
-
-
-def in_rows(cards: list) -> list:
-    """The cards in reading order of a tilted photo: rows run across the cards' long axis; a new row starts
-    where the cards' positions along that axis jump by more than half a card length (banding by pixel
-    rows would split a slanted row and misname every card after the split)."""
-    if not cards:
-        return []
-    quads = [np.array(c.quad, np.float32) for c in cards]
-    along = np.array([axes(q)[0] for q in quads])
-    length = float(np.median(np.linalg.norm(along, axis=1)))
-    a = np.median(along / np.linalg.norm(along, axis=1, keepdims=True), axis=0)
-    a /= np.linalg.norm(a)
-    r = np.array([-a[1], a[0]]) if a[1] >= 0 else np.array([a[1], -a[0]])
-    if r[0] < 0:  # rows read left to right
-        r = -r
-    if a[1] < 0:  # and top to bottom
-        a = -a
-    ctr = np.array([q.mean(0) for q in quads])
-    s, t = ctr @ a, ctr @ r
-    order = np.argsort(s)
-    rows: list[list[int]] = [[int(order[0])]]
-    for i, j in zip(order[:-1], order[1:], strict=True):
-        if s[j] - s[i] > 0.5 * length:
-            rows.append([])
-        rows[-1].append(int(j))
-    return [cards[k] for row in rows for k in sorted(row, key=lambda k: t[k])]
 
 
 INSET_ACROSS, INSET_ALONG = 0.06, 0.012  # of the card's width and length, each side

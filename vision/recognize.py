@@ -182,8 +182,7 @@ def recognize_array(img: np.ndarray, model: str | Path | None = None, top_k: int
         order = np.argsort(-p)[:top_k]
         alts = [(info.names[j], float(p[j])) for j in order]
         cards.append(Card(alts[0][0], alts[0][1], alts, qo.tolist(), s))
-    # reading order: top to bottom by rows, then left to right
-    cards.sort(key=_reading_order)
+    cards = reading_order(cards)
     tm = dict(timings or {})
     tm.update({"detect": round((t1 - t0) * 1000, 1), "classify": round((t2 - t1) * 1000, 1)})
     return Recognition(img.shape[1], img.shape[0], cards, tm, info.path.name)
@@ -237,11 +236,31 @@ def _second_look(img: np.ndarray, quads: list[np.ndarray], probs: np.ndarray, cl
     return probs
 
 
-def _reading_order(c: Card) -> tuple[int, float]:
-    """Rows of cards top to bottom (a row is about one card length tall), then left to right."""
-    q = np.array(c.quad)
-    length = max(1.0, float(np.linalg.norm(q[3] - q[0])))
-    return int(q[:, 1].mean() // length), float(q[:, 0].mean())
+def reading_order(cards: list[Card]) -> list[Card]:
+    """The cards in reading order, also in a tilted photo: rows run across the cards' long axis; a new row
+    starts where the cards' positions along that axis jump by more than half a card length (banding by
+    pixel rows would split a slanted row; calibration names faces by this order)."""
+    if not cards:
+        return []
+    quads = [np.array(c.quad, np.float32) for c in cards]
+    along = np.array([axes(q)[0] for q in quads])
+    length = float(np.median(np.linalg.norm(along, axis=1)))
+    a = np.median(along / np.linalg.norm(along, axis=1, keepdims=True), axis=0)
+    a /= np.linalg.norm(a)
+    r = np.array([-a[1], a[0]]) if a[1] >= 0 else np.array([a[1], -a[0]])
+    if r[0] < 0:  # rows read left to right
+        r = -r
+    if a[1] < 0:  # and top to bottom
+        a = -a
+    ctr = np.array([q.mean(0) for q in quads])
+    s, t = ctr @ a, ctr @ r
+    order = np.argsort(s)
+    rows: list[list[int]] = [[int(order[0])]]
+    for i, j in zip(order[:-1], order[1:], strict=True):
+        if s[j] - s[i] > 0.5 * length:
+            rows.append([])
+        rows[-1].append(int(j))
+    return [cards[k] for row in rows for k in sorted(row, key=lambda k: t[k])]
 
 
 def recognize(image: str | Path | bytes | np.ndarray, model: str | Path | None = None, top_k: int = 5) -> Recognition:
