@@ -143,7 +143,7 @@ def calibrate(photos: list[str], out: str | Path, base: str | Path | None = None
     _fill_missing_classes(data)
     run_dir = train_classify(str(data), epochs=epochs, imgsz=base_info.cls_imgsz, batch=64, name=f"calibrate-{out.name}",
                              model=str(base_info.path / "classifier.pt"), workers=1,
-                             extra=dict(lr0=0.001, warmup_epochs=0, pretrained=True))
+                             extra=dict(warmup_epochs=0))  # fine-tuning from weights: lr0 0.001 (vision.train)
     from .release import export_onnx, reorder_classifier
 
     tuned = reorder_classifier(run_dir / "weights" / "best.pt", run_dir / "weights" / "release.pt")

@@ -7,6 +7,7 @@ import cv2
 import numpy as np
 
 CROP_W, CROP_H = 64, 256  # rectified card, portrait
+CARD_ASPECT = 4.67  # a long card's length : width
 FOLD = 128  # classifier input: the two halves of the strip side by side
 
 

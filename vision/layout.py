@@ -119,7 +119,7 @@ def apart_readings(lay: TableLayout, n_jiang: int) -> list[TableLayout]:
     """Other readings of the small clusters lying apart, for when the first reading makes no hand: each
     cluster is part of the 将, part of the hand, or an object that is not a card (a coin, a lighter, a
     mis-detection) and is left out. Readings whose 将 do not number ``n_jiang`` (or none) are skipped;
-    the caller keeps the one that scores as a legal win with the fewest cards left out."""
+    the caller keeps the legal win with the fewest repairs, then the fewest objects left out."""
     rest = lay.apart[:MAX_APART]
     if not rest:
         return []

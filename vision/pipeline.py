@@ -106,6 +106,13 @@ class PhotoScore:
         return labels, groups
 
 
+def _rank(ps: PhotoScore, ctx: PhotoContext) -> tuple[int, int, int, float]:
+    """Order of preference among readings: a legal win, fewest repairs, fewest left out, surest 将."""
+    cards = ps.recognition.cards
+    conf = float(np.mean([cards[i].confidence for i in ps.layout.jiang])) if ps.layout.jiang else 0.0
+    return int(ctx.is_win and not ps.result.is_win), len(ps.repair.changes), len(ps.layout.ignored), -conf
+
+
 def score_recognition(rec: Recognition, ctx: PhotoContext, repair_on: bool = True) -> PhotoScore:
     """Score the photo's cards as they lie. When that is not a clean win (an error, no win, or a repair
     needed) and small clusters lie apart from the hand, the other readings of those clusters are scored
@@ -115,27 +122,25 @@ def score_recognition(rec: Recognition, ctx: PhotoContext, repair_on: bool = Tru
         raise PhotoError("No cards were found in the photo.")
     rs = get_ruleset(ctx.ruleset, ctx.options)
     lay = split_table(rec.cards, rs.n_jiang)
-    readings = [replace(lay, hand=list(lay.hand), jiang=list(lay.jiang))]
-    best: tuple[tuple[int, int, int, float], PhotoScore] | None = None
     error: PhotoError | None = None
-    k = 0
-    while k < len(readings):
+    try:
+        first: PhotoScore | None = score_layout(rec, replace(lay, hand=list(lay.hand), jiang=list(lay.jiang)), ctx, repair_on)
+    except PhotoError as e:
+        first, error = None, e
+    if first is not None and _rank(first, ctx)[:2] == (0, 0):
+        return first  # a clean win (or a clean non-win when none was claimed): nothing else to try
+    # another reading is taken only when it is a legal win; otherwise the cards as they lie are reported
+    best = first
+    for alt in apart_readings(lay, 0 if ctx.jiang else rs.n_jiang):
         try:
-            ps = score_layout(rec, readings[k], ctx, repair_on)
-        except PhotoError as e:
-            error = error or e
-        else:
-            conf = float(np.mean([rec.cards[i].confidence for i in ps.layout.jiang])) if ps.layout.jiang else 0.0
-            key = (int(ctx.is_win and not ps.result.is_win), len(ps.repair.changes), len(ps.layout.ignored), -conf)
-            # another reading is taken only when it is a legal win; otherwise the cards as they lie are reported
-            if (best is None and k == 0) or (key[0] == 0 and (best is None or key < best[0])):
-                best = (key, ps)
-        if k == 0 and not (best and best[0][:2] == (0, 0)):
-            readings += apart_readings(lay, 0 if ctx.jiang else rs.n_jiang)
-        k += 1
+            ps = score_layout(rec, alt, ctx, repair_on)
+        except PhotoError:
+            continue
+        if _rank(ps, ctx)[0] == 0 and (best is None or _rank(ps, ctx) < _rank(best, ctx)):
+            best = ps
     if best is None:
         raise error  # the first reading failed and no other reading is a legal win
-    ps = best[1]
+    ps = best
     if ps.layout.ignored:
         ps.warnings.insert(0, f"left out {len(ps.layout.ignored)} object(s) lying apart "
                               f"({' '.join(rec.cards[i].code for i in ps.layout.ignored)}): only without them is the hand a legal win; "

@@ -20,7 +20,7 @@ import numpy as np
 from scoring.cards import CODES, NAMES_ZH
 
 from . import DEFAULT_MODEL_NAME
-from .geometry import FOLD, axes, fold, order_long_axis_vertical, rectify, swap_ends
+from .geometry import CARD_ASPECT, FOLD, axes, fold, order_long_axis_vertical, rectify, swap_ends
 from .imageio import load_image
 
 MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
@@ -204,7 +204,7 @@ def _zoom_in(det_s, img: np.ndarray, dets: list[tuple[np.ndarray, float]], info:
     h, w = img.shape[:2]
     x0, y0 = pts.min(0) - max(width, length)
     x1, y1 = pts.max(0) + max(width, length)
-    side = max(x1 - x0, y1 - y0, CARDS_ACROSS * max(width, length / 4.67))
+    side = max(x1 - x0, y1 - y0, CARDS_ACROSS * max(width, length / CARD_ASPECT))
     cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
     x0, x1 = int(max(0, cx - side / 2)), int(min(w, cx + side / 2))
     y0, y1 = int(max(0, cy - side / 2)), int(min(h, cy + side / 2))
@@ -227,10 +227,11 @@ def _second_look(img: np.ndarray, quads: list[np.ndarray], probs: np.ndarray, cl
     unsure = [k for k in range(len(quads)) if probs[k].max() < UNSURE]
     if not unsure:
         return probs
-    moved = [(k, quads[k] + axes(quads[k])[1] * s) for k in unsure for s in SHIFTS]
-    p2 = classify(cls_s, [fold(rectify(img, q, ordered=True)) for _, q in moved], temperature)
+    which = [k for k in unsure for _ in SHIFTS]
+    p2 = classify(cls_s, [fold(rectify(img, quads[k] + axes(quads[k])[1] * s, ordered=True)) for k in unsure for s in SHIFTS],
+                  temperature)
     probs = probs.copy()
-    for (k, _), p in zip(moved, p2, strict=True):
+    for k, p in zip(which, p2, strict=True):
         if p.max() > probs[k].max():
             probs[k] = p  # the box stays the detector's: a reading is chosen, not a position
     return probs
@@ -246,12 +247,10 @@ def reading_order(cards: list[Card]) -> list[Card]:
     along = np.array([axes(q)[0] for q in quads])
     length = float(np.median(np.linalg.norm(along, axis=1)))
     a = np.median(along / np.linalg.norm(along, axis=1, keepdims=True), axis=0)
-    a /= np.linalg.norm(a)
-    r = np.array([-a[1], a[0]]) if a[1] >= 0 else np.array([a[1], -a[0]])
-    if r[0] < 0:  # rows read left to right
+    a = a / np.linalg.norm(a) * (1 if a[1] >= 0 else -1)  # rows follow one another top to bottom
+    r = np.array([a[1], -a[0]])  # across the cards: left to right (top to bottom for cards lying flat)
+    if (r[0], r[1]) < (0, 0):
         r = -r
-    if a[1] < 0:  # and top to bottom
-        a = -a
     ctr = np.array([q.mean(0) for q in quads])
     s, t = ctr @ a, ctr @ r
     order = np.argsort(s)

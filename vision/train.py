@@ -39,7 +39,7 @@ def train_detect(data: str, epochs: int = 10, imgsz: int = 640, batch: int = 8, 
     m = YOLO(model, task="obb")  # a YAML (from scratch) or weights to fine-tune
     # fine-tuning released weights: a gentle rate that decays to nothing, not the from-scratch warm-up
     # (pretrained=True: with False, ultralytics builds the network afresh and drops the given weights)
-    tune = {} if str(model).endswith((".yaml", ".yml")) else dict(optimizer="AdamW", lr0=0.001, cos_lr=True, warmup_epochs=0.3,
+    fine_tune = {} if str(model).endswith((".yaml", ".yml")) else dict(optimizer="AdamW", lr0=0.001, cos_lr=True, warmup_epochs=0.3,
                                                                   pretrained=True)
     args = _common(device, workers) | dict(
         data=str(Path(data).resolve()), epochs=epochs, imgsz=imgsz, batch=batch, project=str(RUNS.resolve()), name=name,
@@ -47,7 +47,7 @@ def train_detect(data: str, epochs: int = 10, imgsz: int = 640, batch: int = 8, 
         # augmentation: cards are seen at any angle and scale; colours are meaningful (red vs black)
         degrees=10.0, fliplr=0.5, flipud=0.0, mosaic=1.0, close_mosaic=2, scale=0.4, hsv_h=0.01, hsv_s=0.4, hsv_v=0.4,
         translate=0.1, patience=50, cache=False,
-    ) | tune | (extra or {})
+    ) | fine_tune | (extra or {})
     m.train(**args)
     return run_dir
 
@@ -82,14 +82,14 @@ def train_classify(data: str, epochs: int = 15, imgsz: int = 128, batch: int = 6
     run_dir = RUNS / name
     if resume:
         return _resume(run_dir, device, workers)
-    tune: dict[str, Any] = {}
+    fine_tune: dict[str, Any] = {}
     if not str(model).endswith((".yaml", ".yml")):
         # released weights list the codes in project order; the dataset's folders sort differently
         from .release import align_classifier
 
         RUNS.mkdir(parents=True, exist_ok=True)
         model = str(align_classifier(Path(model), Path(data), RUNS / f"{name}_start.pt"))
-        tune = dict(lr0=0.001, warmup_epochs=0.3, pretrained=True)  # False would start from fresh weights
+        fine_tune = dict(lr0=0.001, warmup_epochs=0.3, pretrained=True)  # False would start from fresh weights
     m = YOLO(model, task="classify")
     args = _common(device, workers) | dict(
         data=str(Path(data).resolve()), epochs=epochs, imgsz=imgsz, batch=batch, project=str(RUNS.resolve()), name=name,
@@ -98,6 +98,6 @@ def train_classify(data: str, epochs: int = 15, imgsz: int = 128, batch: int = 6
         translate=0.05, degrees=0.0, patience=50,
         # from scratch the automatic optimizer picks a very small rate for 35 classes; this converges in ~15 epochs
         optimizer="AdamW", lr0=0.003, warmup_epochs=1, cos_lr=True,
-    ) | tune | (extra or {})
+    ) | fine_tune | (extra or {})
     m.train(**args)
     return run_dir
