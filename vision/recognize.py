@@ -199,8 +199,9 @@ def _zoom_in(det_s, img: np.ndarray, dets: list[tuple[np.ndarray, float]], info:
     if not confident:
         return dets
     pts = np.concatenate(confident)
-    width = float(np.median([np.linalg.norm(q[1] - q[0]) for q in confident]))
-    length = float(np.median([np.linalg.norm(q[3] - q[0]) for q in confident]))
+    # the detector's corners come in any order: a card's width and length are its short and long sides
+    sides = np.sort([[np.linalg.norm(q[1] - q[0]), np.linalg.norm(q[2] - q[1])] for q in confident], axis=1)
+    width, length = (float(v) for v in np.median(sides, axis=0))
     h, w = img.shape[:2]
     x0, y0 = pts.min(0) - max(width, length)
     x1, y1 = pts.max(0) + max(width, length)
