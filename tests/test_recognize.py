@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from app.cli import main
+from scoring.cards import CODES
 from tests.conftest import ROOT, SAMPLES, requires_model
 
 pytestmark = requires_model
@@ -120,13 +121,59 @@ def test_unsure_cards_get_a_second_look_through_shifted_boxes():
     quad = np.array([[100, 20], [150, 20], [150, 250], [100, 250]], np.float32)
     probs = np.full((1, 35), 0.01 / 34, np.float32)
     probs[0, 0] = 0.6  # unsure
-    out = _second_look(img, [quad], probs, Session(), 1.0)
+    info = _info(CODES)
+    out = _second_look(img, [quad], probs, Session(), info)
     assert SHIFTS[0] < 0 < SHIFTS[1]
     assert out[0].argmax() == 7 and out[0].max() > 0.98  # read again through the box moved right
     sure = probs.copy()
     sure[0] = 0.0
     sure[0, 3] = 1.0
-    assert np.array_equal(_second_look(img, [quad], sure, Session(), 1.0), sure)  # sure cards are left alone
+    assert np.array_equal(_second_look(img, [quad], sure, Session(), info), sure)  # sure cards are left alone
+
+
+def _info(names):
+    from pathlib import Path
+
+    from vision.recognize import ModelInfo
+
+    return ModelInfo(Path("."), 640, 128, 1.0, tuple(names), 0.5, 0.4)
+
+
+def test_not_a_card_class_is_split_off_and_its_boxes_are_no_reading():
+    from vision.recognize import NOT_A_CARD, SHIFTS, _second_look, faces_only
+
+    names = (*CODES[:10], NOT_A_CARD, *CODES[10:])  # wherever the class sits in the output
+    info = _info(names)
+    assert info.codes == tuple(CODES)
+    probs = np.full((2, 36), 0.0, np.float32)
+    probs[0, 10], probs[0, 3] = 0.7, 0.3  # mostly not a card
+    probs[1, 11], probs[1, 0] = 0.6, 0.2  # 11 is CODES[10] in this order
+    probs[1, 10] = 0.2
+    faces, p_none = faces_only(probs, info)
+    assert faces.shape == (2, 35) and np.allclose(faces.sum(1), 1)
+    assert np.allclose(p_none, [0.7, 0.2])
+    assert faces[1].argmax() == 10 and faces[0].argmax() == 3
+    # without that class nothing changes
+    plain, none0 = faces_only(probs[:, :35], _info(CODES))
+    assert np.array_equal(plain, probs[:, :35]) and not none0.any()
+    empty, none_e = faces_only(np.zeros((0, 35), np.float32), info)  # no boxes at all
+    assert empty.shape == (0, 35) and none_e.shape == (0,)
+
+    class Session:  # every shifted box reads as "not a card", however sure of a code it would be otherwise
+        def get_inputs(self):
+            return [type("I", (), {"name": "x"})()]
+
+        def run(self, _, feed):
+            out = np.zeros((len(feed["x"]), 36), np.float32)
+            out[:, 10] = 0.6
+            out[:, 20] = 0.4
+            return [out]
+
+    img = np.full((300, 300, 3), 128, np.uint8)
+    quad = np.array([[100, 20], [150, 20], [150, 250], [100, 250]], np.float32)
+    unsure = np.full((1, 35), 0.4 / 34, np.float32)
+    unsure[0, 5] = 0.6
+    assert len(SHIFTS) and np.array_equal(_second_look(img, [quad], unsure, Session(), info), unsure)
 
 
 def test_zoom_finds_small_cards_in_a_large_photo(tmp_path):

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from scoring.cards import CODES
 from vision.synth import Job, prepare, render_one
 
 
@@ -82,6 +83,29 @@ def test_train_classify_one_epoch(tiny, tmp_path, monkeypatch):
                                  extra=dict(lr0=1e-9, warmup_epochs=0))
     c = YOLO(str(tuned / "weights" / "last.pt")).model
     assert torch.allclose(c.model[-1].linear.weight.float(), b.model[-1].linear.weight.float(), atol=1e-3)
+    # a dataset with a not-a-card class (`none`) grows the head by one row, which starts unlikely; the cards'
+    # rows are kept; released again it comes last; a dataset without it (a calibration deck) drops it again
+    from vision.recognize import NOT_A_CARD
+
+    with_none = tmp_path / "with_none"
+    shutil.copytree(tiny / "cls", with_none)
+    for split in ("train", "val"):
+        (with_none / split / NOT_A_CARD).mkdir()
+        shutil.copy(any_crop, with_none / split / NOT_A_CARD / "table.jpg")
+    grown = YOLO(str(align_classifier(released, with_none, tmp_path / "grown.pt"))).model
+    names = list(grown.names.values())
+    lin = grown.model[-1].linear
+    assert len(names) == 36 and lin.out_features == 36 and names == sorted(names)
+    k = names.index(NOT_A_CARD)
+    assert lin.bias[k] < lin.bias[[i for i in range(36) if i != k]].min()
+    code_rows = [i for i in range(36) if i != k]
+    assert torch.allclose(lin.weight[code_rows].float(), b.model[-1].linear.weight.float())
+    tuned_none = train.train_classify(str(with_none), epochs=1, imgsz=64, batch=8, name="c3", workers=0,
+                                      model=str(released), extra=dict(lr0=1e-9, warmup_epochs=0))
+    out = YOLO(str(reorder_classifier(tuned_none / "weights" / "last.pt", tmp_path / "released_none.pt"))).model
+    assert list(out.names.values()) == [*CODES, NOT_A_CARD]
+    dropped = YOLO(str(align_classifier(tmp_path / "released_none.pt", tiny / "cls", tmp_path / "dropped.pt"))).model
+    assert dropped.model[-1].linear.out_features == 35 and NOT_A_CARD not in dropped.names.values()
 
 
 def test_combine_crops_with_repeats(tiny, tmp_path):

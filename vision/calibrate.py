@@ -22,7 +22,7 @@ from scoring.cards import CODES, NAMES_ZH
 from .faces import FACE_H, FACE_W
 from .geometry import axes, order_long_axis_vertical, rectify
 from .imageio import load_image
-from .recognize import DEFAULT_MODEL, model_info, reading_order, recognize_array
+from .recognize import DEFAULT_MODEL, NOT_A_CARD, model_info, reading_order, recognize_array
 
 CALIBRATION_ORDER: tuple[str, ...] = CODES  # 1t…9t 1b…9b 1w…9w qz hh bh [fu lu shou xi cai]
 
@@ -133,12 +133,14 @@ def calibrate(photos: list[str], out: str | Path, base: str | Path | None = None
     data = out / "synth"
     synth_run(Job(str(data), "classify", 4242, scenes, ("classic",), str(faces_root), 0.15, 1280, 960), workers=workers, force=True)
     # and crops cut where the detector puts its boxes, as the classifier will see them (vision/mine.py)
-    from .mine import mine
+    from .mine import mine, mine_negatives
 
     scenes_dir = out / "synth-scenes"
     synth_run(Job(str(scenes_dir), "detect", 4343, max(8, scenes // 2), ("classic",), str(faces_root), 0.0, 1280, 960),
               workers=workers, force=True, progress=False)
     mine(scenes_dir, data, base_info.path, progress=False)
+    if NOT_A_CARD in base_info.names:  # the base classifier rejects boxes that are not cards: keep it doing so
+        mine_negatives(scenes_dir, data, base_info.path, progress=False)
     shutil.rmtree(scenes_dir, ignore_errors=True)
     _fill_missing_classes(data)
     run_dir = train_classify(str(data), epochs=epochs, imgsz=base_info.cls_imgsz, batch=64, name=f"calibrate-{out.name}",
@@ -151,6 +153,9 @@ def calibrate(photos: list[str], out: str | Path, base: str | Path | None = None
     shutil.copy(onnx, out / "classifier.onnx")
     shutil.copy(base_info.path / "detector.onnx", out / "detector.onnx")
     meta = json.loads((base_info.path / "model.json").read_text())
+    from ultralytics import YOLO
+
+    meta["names"] = list(YOLO(str(tuned)).model.names.values())  # the codes, and `none` when the base has that class
     meta["calibrated_from"] = str(base_info.path)
     meta["calibration"] = {"faces": len(faces), "scenes": scenes, "epochs": epochs, "minutes": round((time.perf_counter() - t0) / 60, 1)}
     (out / "model.json").write_text(json.dumps(meta, indent=1, ensure_ascii=False))
@@ -166,7 +171,7 @@ def _fill_missing_classes(data: Path) -> None:
     from .faces import random_style, render_face
     from .geometry import fold
 
-    for code in CODES:
+    for code in CODES + ((NOT_A_CARD,) if (data / "train" / NOT_A_CARD).is_dir() or (data / "val" / NOT_A_CARD).is_dir() else ()):
         tr, va = data / "train" / code, data / "val" / code
         tr.mkdir(parents=True, exist_ok=True)
         va.mkdir(parents=True, exist_ok=True)

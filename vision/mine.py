@@ -10,9 +10,9 @@ import cv2
 import numpy as np
 
 from .evaluate import MIN_VISIBLE, match
-from .geometry import fold, order_long_axis_vertical, rectify
+from .geometry import CARD_ASPECT, fold, obb_to_quad, order_long_axis_vertical, quad_iou, rectify
 from .imageio import load_image
-from .recognize import _sessions, detect, model_info
+from .recognize import NOT_A_CARD, _sessions, detect, model_info
 
 
 def mine(scenes: str | Path, out: str | Path, model: str | Path | None = None, limit: int | None = None,
@@ -35,9 +35,67 @@ def mine(scenes: str | Path, out: str | Path, model: str | Path | None = None, l
         dets = detect(det, img, info.det_imgsz, info.conf, info.iou)
         for i, j in match([d[0] for d in dets], [np.array(c["quad"], np.float32) for c in cards]):
             crop = fold(rectify(img, order_long_axis_vertical(dets[i][0]), ordered=True))
-            split = "val" if k % val_every == val_every - 1 else "train"
+            split = gt.get("split") or ("val" if k % val_every == val_every - 1 else "train")  # the scene's own split first
             d = out / split / cards[j]["code"]
             d.mkdir(parents=True, exist_ok=True)
             cv2.imwrite(str(d / f"det_{p.stem}_{j:02d}.jpg"), crop, [cv2.IMWRITE_JPEG_QUALITY, 92])
+            n += 1
+    return n
+
+
+def negative_quads(gt: dict, found: list[np.ndarray], rng: np.random.Generator) -> list[np.ndarray]:
+    """Boxes of a scene (its ground truth ``gt``) that show no card face: of the detector's boxes ``found``, those
+    that touch no card (quad IoU < 0.1 with every card, however hidden); a card-shaped box over each object on
+    the table (coin, phone, ruled paper, mahjong tile) and each face-down card; one over bare table."""
+    h, w = gt["height"], gt["width"]
+    cards = [np.array(c["quad"], np.float32) for c in gt["cards"]]
+    width = float(gt.get("card_px", 40))
+
+    def clear(q: np.ndarray) -> bool:
+        return all(quad_iou(q, c) < 0.1 for c in cards)
+
+    def card_shaped(cx: float, cy: float) -> np.ndarray:
+        return obb_to_quad(cx, cy, width * rng.uniform(0.85, 1.15), width * CARD_ASPECT, rng.uniform(0, np.pi))
+
+    quads = [q for q in found if clear(q)]
+    for d in gt.get("distractors", []):
+        if "quad" in d:  # a face-down card: its back is not a face
+            quads.append(np.array(d["quad"], np.float32))
+            continue
+        q = card_shaped(*(np.array(d["center"]) + rng.uniform(-0.25, 0.25, 2) * d["size"]))
+        if clear(q):
+            quads.append(q)
+    for _ in range(5):  # bare table
+        q = card_shaped(rng.uniform(0, w), rng.uniform(0, h))
+        if clear(q) and (q.min(0) >= 0).all() and (q[:, 0] < w).all() and (q[:, 1] < h).all():
+            quads.append(q)
+            break
+    return quads
+
+
+def mine_negatives(scenes: str | Path, out: str | Path, model: str | Path | None = None, limit: int | None = None,
+                   val_every: int = 10, seed: int = 0, progress: bool = True) -> int:
+    """Crops that are not a card face (negative_quads), cut from the scenes of a `synth --kind detect|hands`
+    folder and filed under ``out/{train,val}/none/`` for the classifier's not-a-card class. The detector's
+    boxes are taken down to the rescue threshold, where boxes still reach the classifier. Returns the number
+    of crops."""
+    from tqdm import tqdm
+
+    scenes, out = Path(scenes), Path(out)
+    info = model_info(model)
+    det, _ = _sessions(str(info.path))
+    rng = np.random.default_rng(seed)
+    gts = sorted((scenes / "gt").glob("*.json"))[:limit]
+    n = 0
+    for k, p in enumerate(tqdm(gts, desc="mine negatives", disable=not progress)):
+        gt = json.loads(p.read_text())
+        img = load_image(scenes / gt["image"])
+        found = [q for q, _ in detect(det, img, info.det_imgsz, min(info.conf, info.rescue_conf), info.iou)]
+        split = gt.get("split") or ("val" if k % val_every == val_every - 1 else "train")  # the scene's own split first
+        d_out = out / split / NOT_A_CARD
+        d_out.mkdir(parents=True, exist_ok=True)
+        for j, q in enumerate(negative_quads(gt, found, rng)):
+            crop = fold(rectify(img, order_long_axis_vertical(q), ordered=True))
+            cv2.imwrite(str(d_out / f"neg_{scenes.name}_{p.stem}_{j:02d}.jpg"), crop, [cv2.IMWRITE_JPEG_QUALITY, 92])
             n += 1
     return n

@@ -27,6 +27,10 @@ MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
 DEFAULT_MODEL = MODELS_DIR / DEFAULT_MODEL_NAME
 
 
+NOT_A_CARD = "none"  # a classifier may have this class for boxes that are not a card face: such boxes are dropped
+NOT_A_CARD_P = 0.5  # ... when it is at least this probable
+
+
 class ModelError(ValueError):
     """A model folder that is missing or incomplete."""
 
@@ -77,6 +81,11 @@ class ModelInfo:
     rescue_cls: float = 1.0
     zoom: float = 0.0  # look again at the cards' region when it is this many times smaller than the photo (0: never)
 
+    @property
+    def codes(self) -> tuple[str, ...]:
+        """The classifier's card classes, in output order (without its not-a-card class, if it has one)."""
+        return tuple(n for n in self.names if n != NOT_A_CARD)
+
 
 def model_info(path: str | Path | None = None) -> ModelInfo:
     p = Path(path) if path else DEFAULT_MODEL
@@ -88,10 +97,10 @@ def model_info(path: str | Path | None = None) -> ModelInfo:
         if not (p / f).is_file():
             raise ModelError(f"The model at {p} has no {f}.")
     names = tuple(d.get("names", CODES))
-    if len(names) != len(CODES) or any(n not in CODES for n in names):
+    if sorted(n for n in names if n != NOT_A_CARD) != sorted(CODES) or names.count(NOT_A_CARD) > 1:
         raise ModelError(f"The model at {p} does not name the 35 card codes (model.json 'names').")
     return ModelInfo(p, int(d.get("det_imgsz", 640)), int(d.get("cls_imgsz", FOLD)), float(d.get("temperature", 1.0)),
-                     tuple(d.get("names", CODES)), float(d.get("conf", 0.35)), float(d.get("iou", 0.5)),
+                     names, float(d.get("conf", 0.35)), float(d.get("iou", 0.5)),
                      float(d.get("rescue_conf", 1.0)), float(d.get("rescue_cls", 1.0)), float(d.get("zoom", 0.0)))
 
 
@@ -172,15 +181,16 @@ def recognize_array(img: np.ndarray, model: str | Path | None = None, top_k: int
     t1 = time.perf_counter()
     quads = [order_long_axis_vertical(q) for q, _ in dets]
     crops = [fold(rectify(img, q, ordered=True)) for q in quads]
-    probs = classify(cls_s, crops, info.temperature)
-    keep = [k for k, (_, s) in enumerate(dets) if s >= info.conf or probs[k].max() >= info.rescue_cls]
+    probs, p_none = faces_only(classify(cls_s, crops, info.temperature), info)
+    keep = [k for k, (_, s) in enumerate(dets)
+            if p_none[k] < NOT_A_CARD_P and (s >= info.conf or probs[k].max() >= info.rescue_cls)]
     dets, quads, probs = [dets[k] for k in keep], [quads[k] for k in keep], probs[keep]
-    probs = _second_look(img, quads, probs, cls_s, info.temperature)
+    probs = _second_look(img, quads, probs, cls_s, info)
     t2 = time.perf_counter()
     cards = []
     for (_, s), qo, p in zip(dets, quads, probs, strict=True):
         order = np.argsort(-p)[:top_k]
-        alts = [(info.names[j], float(p[j])) for j in order]
+        alts = [(info.codes[j], float(p[j])) for j in order]
         cards.append(Card(alts[0][0], alts[0][1], alts, qo.tolist(), s))
     cards = reading_order(cards)
     tm = dict(timings or {})
@@ -222,18 +232,30 @@ UNSURE = 0.9  # a card read with less than this probability gets a second look
 SHIFTS = (-0.06, 0.06)  # ... through boxes moved across the card by these fractions of its width
 
 
-def _second_look(img: np.ndarray, quads: list[np.ndarray], probs: np.ndarray, cls_s, temperature: float) -> np.ndarray:
+def faces_only(probs: np.ndarray, info: ModelInfo) -> tuple[np.ndarray, np.ndarray]:
+    """Split a classifier's output into the card codes' probabilities (``info.codes`` order, summing to 1)
+    and the probability that the box is not a card face (zeros for a classifier without that class)."""
+    if NOT_A_CARD not in info.names or not len(probs):
+        return probs[:, :len(info.codes)], np.zeros(len(probs), np.float32)
+    j = info.names.index(NOT_A_CARD)
+    p_none = probs[:, j]
+    faces = np.delete(probs, j, axis=1)
+    return faces / np.clip(faces.sum(1, keepdims=True), 1e-9, None), p_none
+
+
+def _second_look(img: np.ndarray, quads: list[np.ndarray], probs: np.ndarray, cls_s, info: ModelInfo) -> np.ndarray:
     """The detector's boxes miss cards mostly across their width (geometry.BOX_ERROR): an unsure card is
-    read again through boxes shifted sideways, and the most confident of its readings is kept."""
+    read again through boxes shifted sideways, and the most confident of its readings is kept (a shifted
+    box that shows no card face is not a reading)."""
     unsure = [k for k in range(len(quads)) if probs[k].max() < UNSURE]
     if not unsure:
         return probs
     which = [k for k in unsure for _ in SHIFTS]
-    p2 = classify(cls_s, [fold(rectify(img, quads[k] + axes(quads[k])[1] * s, ordered=True)) for k in unsure for s in SHIFTS],
-                  temperature)
+    p2, p_none = faces_only(classify(cls_s, [fold(rectify(img, quads[k] + axes(quads[k])[1] * s, ordered=True))
+                                             for k in unsure for s in SHIFTS], info.temperature), info)
     probs = probs.copy()
-    for k, p in zip(which, p2, strict=True):
-        if p.max() > probs[k].max():
+    for k, p, pn in zip(which, p2, p_none, strict=True):
+        if pn < NOT_A_CARD_P and p.max() > probs[k].max():
             probs[k] = p  # the box stays the detector's: a reading is chosen, not a position
     return probs
 

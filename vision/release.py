@@ -11,7 +11,7 @@ from typing import Any
 
 from scoring.cards import CODES
 
-from .recognize import MODELS_DIR
+from .recognize import MODELS_DIR, NOT_A_CARD
 from .ultra import offline_ultralytics
 
 
@@ -59,12 +59,22 @@ def _permute_head(weights: Path, out: Path, target: list[str], target_names: lis
 
     m = YOLO(str(weights))
     names = {i: n.split("_", 1)[-1] for i, n in m.model.names.items()}  # "07_8t" (calibration folders) -> "8t"
-    order = [next(i for i, n in names.items() if n == code) for code in target]
+    rows = {n: i for i, n in names.items()}
     head = m.model.model[-1].linear
+    new = torch.nn.Linear(head.in_features, len(target))
     with torch.no_grad():
-        head.weight.copy_(head.weight[order].clone())
-        head.bias.copy_(head.bias[order].clone())
+        for k, code in enumerate(target):
+            if code in rows:
+                new.weight[k] = head.weight[rows[code]]
+                new.bias[k] = head.bias[rows[code]]
+            elif code == NOT_A_CARD:  # a new not-a-card class starts unlikely: the cards' readings are kept
+                new.weight[k] = 0.0
+                new.bias[k] = head.bias.min() - 2.0
+            else:
+                raise ValueError(f"The classifier at {weights} has no class {code}.")
+    m.model.model[-1].linear = new.to(head.weight.dtype)  # classes not in target (a not-a-card class) are left out
     m.model.names = dict(enumerate(target_names or target))
+    m.model.yaml["nc"] = len(target)
     m.save(str(out))
     return out
 
@@ -72,7 +82,11 @@ def _permute_head(weights: Path, out: Path, target: list[str], target_names: lis
 def reorder_classifier(weights: Path, out: Path) -> Path:
     """ultralytics names classification classes by sorted folder name (1b, 1t, 1w, …); permute the head so
     the outputs follow the project's class order (CODES, DESIGN.md) and the names say so."""
-    return _permute_head(weights, out, list(CODES))
+    offline_ultralytics()
+    from ultralytics import YOLO
+
+    has_none = NOT_A_CARD in YOLO(str(weights)).model.names.values()
+    return _permute_head(weights, out, list(CODES) + [NOT_A_CARD] * has_none)
 
 
 def align_classifier(weights: Path, data: Path, out: Path) -> Path:
@@ -80,8 +94,9 @@ def align_classifier(weights: Path, data: Path, out: Path) -> Path:
     ultralytics gives the folders of ``data/train`` (sorted names), so each output keeps its card."""
     folders = sorted(p.name for p in (Path(data) / "train").iterdir() if p.is_dir())
     codes = [f.split("_", 1)[-1] for f in folders]
-    if sorted(codes) != sorted(CODES):
-        raise ValueError(f"{data}/train must have one folder per card code (35), not {len(codes)}.")
+    if sorted(c for c in codes if c != NOT_A_CARD) != sorted(CODES):
+        raise ValueError(f"{data}/train must have one folder per card code (35, and `{NOT_A_CARD}` for boxes that "
+                         f"are not a card, if any), not {len(codes)}.")
     return _permute_head(weights, out, codes, folders)
 
 
@@ -100,6 +115,9 @@ def release(what: str, run_dir: str | Path, name: str, extra: dict[str, Any] | N
     imgsz = int(args.get("imgsz", 640 if what == "detect" else 128))
     if what == "classify":
         best = reorder_classifier(best, run_dir / "weights" / "release.pt")
+        from ultralytics import YOLO
+
+        meta["names"] = list(YOLO(str(best)).model.names.values())  # the codes, and `none` if it has that class
     onnx = export_onnx(best, imgsz, dynamic=(what == "classify"))
     target = "detector" if what == "detect" else "classifier"
     shutil.copy(onnx, dest / f"{target}.onnx")

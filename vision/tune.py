@@ -15,7 +15,7 @@ import numpy as np
 from .evaluate import MIN_VISIBLE, match
 from .geometry import fold, order_long_axis_vertical, rectify
 from .imageio import load_image
-from .recognize import _sessions, classify, detect, letterbox, model_info
+from .recognize import NOT_A_CARD_P, _sessions, classify, detect, faces_only, letterbox, model_info
 
 
 def _raw(det_session, img, imgsz):
@@ -76,9 +76,10 @@ def tune_rescue(scenes: str | Path, val: list[dict], info, iou: float, confs=(0.
         cards = [c for c in gt["cards"] if c["visible"] >= MIN_VISIBLE]
         dets = detect(det, img, info.det_imgsz, 0.1, iou)
         quads = [order_long_axis_vertical(q) for q, _ in dets]
-        probs = classify(cls, [fold(rectify(img, q, ordered=True)) for q in quads], info.temperature)
-        cache.append((quads, np.array([sc for _, sc in dets]), probs, [np.array(c["quad"], np.float32) for c in cards],
-                      [info.names.index(c["code"]) for c in cards]))
+        probs, p_none = faces_only(classify(cls, [fold(rectify(img, q, ordered=True)) for q in quads], info.temperature), info)
+        face = p_none < NOT_A_CARD_P
+        cache.append(([q for q, f in zip(quads, face, strict=True) if f], np.array([sc for _, sc in dets])[face], probs[face],
+                      [np.array(c["quad"], np.float32) for c in cards], [info.codes.index(c["code"]) for c in cards]))
     table, best = [], None
     for conf, rconf, rcls in ((c, rc, rk) for c in confs for rc in (0.1, 0.15, 0.2, 0.3, 1.0) for rk in (0.9, 0.95, 0.97, 0.99)):
         if rconf >= conf and rcls != 0.9:

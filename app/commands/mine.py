@@ -1,0 +1,36 @@
+"""`changpai mine SCENES --out CROPS`: classifier crops cut from rendered scenes where the detector puts its
+boxes (the crops it will see at inference), and with `--negatives` boxes that show no card face (the
+classifier's `none` class, which drops the detector's false alarms)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from ..cli import UserError
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("scenes", help="a `changpai synth --kind detect` or `--kind hands` folder (images + gt/)")
+    p.add_argument("--out", required=True, help="crops folder: OUT/{train,val}/<code>/ (added to, never cleared)")
+    p.add_argument("--negatives", action="store_true", help="cut boxes that are not a card instead (OUT/{train,val}/none/)")
+    p.add_argument("--limit", type=int, help="only the first N scenes")
+    p.add_argument("--model", help="model whose detector places the boxes (default: the released one)")
+    p.add_argument("--seed", type=int, default=0, help="--negatives: placement of the boxes laid over objects")
+
+
+def run(args: argparse.Namespace) -> int:
+    from vision import mine
+    from vision.recognize import ModelError
+
+    if not (Path(args.scenes) / "gt").is_dir():
+        raise UserError(f"No ground truth at {args.scenes}/gt: render scenes with `changpai synth --kind detect` first.")
+    try:
+        if args.negatives:
+            n = mine.mine_negatives(args.scenes, args.out, args.model, args.limit, seed=args.seed)
+        else:
+            n = mine.mine(args.scenes, args.out, args.model, args.limit)
+    except ModelError as e:
+        raise UserError(str(e)) from None
+    print(f"{n} crops → {args.out}")
+    return 0
