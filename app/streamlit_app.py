@@ -22,7 +22,7 @@ from scoring.cards import CODES, N_PLAIN, NAMES_ZH
 from scoring.rulesets import EVENTS, RULESETS, get_ruleset
 from scoring.score import TYPE_EN, TYPE_ZH
 from vision.imageio import ImageError, load_image
-from vision.pipeline import PhotoContext, PhotoError, layout_from_roles, score_layout, score_recognition
+from vision.pipeline import RECOUNT, PhotoContext, PhotoError, layout_from_roles, score_layout, score_recognition
 from vision.recognize import Card, ModelError, Recognition, model_info, recognize_array
 
 MAX_UPLOAD_MB = int(os.environ.get("CHANGPAI_MAX_UPLOAD_MB", "25"))
@@ -93,13 +93,16 @@ def photo_section(data: bytes, lang: str, jiang: list[str], ruleset: str, n_jian
     if st.session_state.get("photo_key") != key:
         rec = recognize_array(img, model_path)
         st.session_state.photo_key = key
-        st.session_state.rec = rec
         ctx0 = PhotoContext(ruleset=ruleset, jiang=jiang or None)
+        st.session_state.recount = []
         try:
             ps0 = score_recognition(rec, ctx0)
+            rec = ps0.recognition  # with a card the detector half-saw added, or a doubtful box marked ✗
             roles = [ps0.role(i) for i in range(len(rec.cards))]
+            st.session_state.recount = [w for w in ps0.warnings if w.startswith(RECOUNT)]
         except (PhotoError, HandError):
             roles = ["hand"] * len(rec.cards)
+        st.session_state.rec = rec
         st.session_state.rows = pd.DataFrame({
             "code": [c.code for c in rec.cards], "role": roles,
             "conf": [round(c.confidence, 2) for c in rec.cards]})
@@ -159,7 +162,7 @@ def _show_result(ps, res, lang: str, img: np.ndarray, cards: list[Card]) -> None
     st.dataframe(pd.DataFrame({t("label", lang): [i.label if lang == "zh" else i.label_en for i in res.items],
                                t("points", lang): [i.points for i in res.items], t("rule", lang): [i.rule for i in res.items]}),
                  hide_index=True, width="stretch")
-    for w in ps.warnings:
+    for w in st.session_state.get("recount", []) + ps.warnings:
         st.warning(w)
     if ps.defaults:
         st.info(t("confirm", lang) + ": " + "; ".join(ps.defaults))

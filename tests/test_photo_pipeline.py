@@ -124,6 +124,77 @@ def test_stray_objects_apart_are_left_out_and_reported(hand_scenes):
         assert ps.card_tags()[0][-1].startswith("✗")
 
 
+def test_a_card_the_detector_half_saw_is_added_when_the_hand_is_one_short(hand_scenes):
+    from vision.recognize import NOT_A_CARD
+
+    done = 0
+    for gt in hand_scenes[:6]:
+        rec = _recognition_from_gt(gt)
+        i = next(i for i, g in enumerate(gt["cards"]) if g["group"] == "hand")
+        missed = rec.cards.pop(i)
+        plain = score_recognition(rec, _ctx(gt), repair_on=False)
+        if plain.result.is_win:
+            continue  # this hand happens to win without that card: nothing to add
+        rec.spares = [Card(missed.code, 0.9, missed.alternatives, missed.quad, det_score=0.3)]
+        ps = score_recognition(rec, _ctx(gt))
+        assert ps.result.total == gt["expected_total"]
+        assert len(ps.recognition.cards) == len(rec.cards) + 1 and ps.role(len(rec.cards)) == "hand"
+        assert ps.repair.changes[0].old == NOT_A_CARD and ps.repair.changes[0].new == missed.code
+        assert any("added" in w and missed.code in w for w in ps.warnings)
+        assert not score_recognition(rec, _ctx(gt), repair_on=False).repair.changes  # a repair: off with the others
+        done += 1
+    assert done >= 3
+
+
+def test_score_cli_shows_the_card_added(hand_scenes, tmp_path, monkeypatch, capsys):
+    import vision.recognize
+    from app.cli import main
+
+    for gt in hand_scenes[:6]:
+        rec = _recognition_from_gt(gt)
+        i = next(i for i, g in enumerate(gt["cards"]) if g["group"] == "hand")
+        missed = rec.cards.pop(i)
+        if score_recognition(rec, _ctx(gt), repair_on=False).result.is_win:
+            continue
+        rec.spares = [Card(missed.code, 0.9, missed.alternatives, missed.quad, det_score=0.3)]
+        break
+    monkeypatch.setattr(vision.recognize, "recognize", lambda img, model=None: rec)
+    photo = tmp_path / "p.png"
+    Image.new("RGB", (gt["width"], gt["height"]), (90, 120, 90)).save(photo)
+    hand = tmp_path / "hand.json"
+    hand.write_text(json.dumps(gt["hand"] | {"jiang": None}))
+    assert main(["score", str(photo), "--context", str(hand), "--annotate", str(tmp_path / "a.png")]) == 0
+    out = capsys.readouterr().out
+    assert f"seen: {len(rec.cards) + 1} cards" in out and f"added {missed.code}" in out
+    assert f"{gt['expected_total']} 胡" in out and (tmp_path / "a.png").stat().st_size > 0
+
+
+def test_a_card_boxed_twice_is_left_out_and_stays_marked(hand_scenes):
+    from vision.recognize import NOT_A_CARD
+
+    done = 0
+    for gt in hand_scenes[:6]:
+        rec = _recognition_from_gt(gt)
+        for c in rec.cards:
+            c.det_score = 0.9
+        i = next(i for i, g in enumerate(gt["cards"]) if g["group"] == "hand")
+        c = rec.cards[i]
+        shifted = (np.array(c.quad) + np.subtract(c.quad[1], c.quad[0]) * 0.3).tolist()  # a second box on that card
+        rec.cards.append(Card(c.code, 0.95, c.alternatives, shifted, det_score=0.6))
+        if score_recognition(rec, _ctx(gt), repair_on=False).result.is_win:
+            continue
+        ps = score_recognition(rec, _ctx(gt))
+        if not ps.repair.changes:  # leaving out another card of that kind also wins, with another total: not applied
+            assert not ps.result.is_win
+            continue
+        assert ps.result.total == gt["expected_total"]
+        k = len(ps.recognition.cards) - 1
+        assert ps.role(k) == "ignored" and ps.recognition.cards[k].quad == shifted
+        assert ps.repair.changes[0].new == NOT_A_CARD and ps.card_tags()[0][k].startswith("✗")
+        done += 1
+    assert done >= 2
+
+
 def test_not_a_win_is_reported_with_group_points(hand_scenes):
     gt = hand_scenes[3]
     rec = _recognition_from_gt(gt)

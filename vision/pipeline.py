@@ -15,12 +15,13 @@ from typing import Any
 import numpy as np
 
 from scoring import HandError
-from scoring.repair import Candidate, RepairResult, repair
+from scoring.repair import Candidate, Change, RepairResult, repair
 from scoring.rulesets import get_ruleset
 from scoring.score import ScoreResult
 
+from .geometry import quad_iou
 from .layout import TableLayout, apart_readings, split_table
-from .recognize import Recognition, recognize
+from .recognize import NOT_A_CARD, SPARES, Card, Recognition, recognize
 
 MIN_CARDS = 8
 
@@ -114,6 +115,77 @@ def _rank(ps: PhotoScore, ctx: PhotoContext) -> tuple[int, int, int, float]:
 
 
 def score_recognition(rec: Recognition, ctx: PhotoContext, repair_on: bool = True) -> PhotoScore:
+    """Score the photo's cards as they lie (score_as_seen). When that is not a clean win and repairs are on,
+    one card more or less is tried: a box the detector half-saw (Recognition.spares) added, or a doubtful box
+    (a second box on a card read the same, or one kept only because the classifier was sure) left out. Taken
+    only when that makes a clean legal win and every such change that does agrees on the total; reported as
+    a repair (from/to ``none``), and a card left out stays on the photo marked ✗."""
+    error: PhotoError | None = None
+    try:
+        ps: PhotoScore | None = score_as_seen(rec, ctx, repair_on)
+    except PhotoError as e:
+        ps, error = None, e
+    if repair_on and ctx.is_win and (ps is None or _rank(ps, ctx)[:2] != (0, 0)):
+        better = _one_card_more_or_less(rec, ctx)
+        if better is not None:
+            return better
+    if ps is None:
+        raise error  # type: ignore[misc]
+    return ps
+
+
+def _doubtful(rec: Recognition, conf: float) -> list[int]:
+    """Cards that may be no card of their own: kept only on the classifier's word (detector score below
+    ``conf``), or the less sure of two boxes read the same that overlap (one card boxed twice)."""
+    cards = rec.cards
+    out = {i for i, c in enumerate(cards) if c.det_score < conf}
+    quads = [np.array(c.quad, np.float32) for c in cards]
+    for i in range(len(cards)):
+        for j in range(i + 1, len(cards)):
+            if cards[i].code == cards[j].code and quad_iou(quads[i], quads[j]) >= TWICE:
+                out.add(i if cards[i].det_score < cards[j].det_score else j)
+    return sorted(out, key=lambda i: cards[i].det_score)[:SPARES]
+
+
+RECOUNT = "repaired (one card more or less):"  # how those repairs are reported
+TWICE = 0.2  # two boxes read the same overlapping by this quad IoU may be one card boxed twice
+
+
+def _one_card_more_or_less(rec: Recognition, ctx: PhotoContext) -> PhotoScore | None:
+    tries: list[tuple[Change, Recognition, Card | None]] = []
+    for sp in rec.spares:
+        tries.append((Change(len(rec.cards), NOT_A_CARD, sp.code, 1 - sp.det_score, sp.confidence),
+                      replace(rec, cards=[*rec.cards, sp], spares=[]), None))
+    for i in _doubtful(rec, rec.det_conf):
+        c = rec.cards[i]
+        tries.append((Change(i, c.code, NOT_A_CARD, c.confidence, 1 - c.det_score),
+                      replace(rec, cards=[k for j, k in enumerate(rec.cards) if j != i], spares=[]), c))
+    wins = []
+    for ch, r2, dropped in tries:
+        try:
+            ps = score_as_seen(r2, ctx, repair_on=False)  # one change at a time: no code repairs on top
+        except PhotoError:
+            continue
+        if ps.result is not None and ps.result.is_win and not ps.layout.ignored:
+            wins.append((ch, ps, dropped))
+    if not wins or len({ps.result.total for _, ps, _ in wins}) > 1:
+        return None  # nothing, or several explanations with different totals: not clearly one
+    ch, ps, dropped = max(wins, key=lambda w: w[0].p_new)
+    if dropped is not None:  # the box stays on the photo, marked as not a card
+        ps.recognition.cards.append(dropped)
+        ps.layout.ignored.append(len(ps.recognition.cards) - 1)
+        ch = replace(ch, index=len(ps.recognition.cards) - 1)
+        ps.warnings.insert(0, f"{RECOUNT} left out the box read as {dropped.code} (detector {dropped.det_score:.2f}): "
+                              "only without it is the hand a legal win (a second box on a card, or no card)")
+    else:
+        sp = ps.recognition.cards[ch.index]
+        ps.warnings.insert(0, f"{RECOUNT} added {sp.code} ({sp.confidence:.2f}), a card the detector was unsure of "
+                              f"({sp.det_score:.2f}): only with it is the hand a legal win")
+    ps.repair.changes.insert(0, ch)
+    return ps
+
+
+def score_as_seen(rec: Recognition, ctx: PhotoContext, repair_on: bool = True) -> PhotoScore:
     """Score the photo's cards as they lie. When that is not a clean win (an error, no win, or a repair
     needed) and small clusters lie apart from the hand, the other readings of those clusters are scored
     too (layout.apart_readings): a legal win first, then the fewest repairs, then the fewest objects left

@@ -20,7 +20,7 @@ import numpy as np
 from scoring.cards import CODES, NAMES_ZH
 
 from . import DEFAULT_MODEL_NAME
-from .geometry import CARD_ASPECT, FOLD, axes, fold, order_long_axis_vertical, rectify, swap_ends
+from .geometry import CARD_ASPECT, FOLD, axes, fold, order_long_axis_vertical, quad_iou, rectify, swap_ends
 from .imageio import load_image
 
 MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
@@ -60,6 +60,10 @@ class Recognition:
     cards: list[Card] = field(default_factory=list)
     timings_ms: dict[str, float] = field(default_factory=dict)
     model: str = ""
+    # boxes the detector was unsure of (below its thresholds), away from the cards, read as a card: what
+    # photo → hu may add when the hand is one card short (pipeline); not cards of the recognition
+    spares: list[Card] = field(default_factory=list)
+    det_conf: float = 0.0  # the detector score a box needed to count on its own (below it, the classifier vouched)
 
     def to_dict(self) -> dict[str, Any]:
         return {"width": self.width, "height": self.height, "model": self.model,
@@ -174,28 +178,43 @@ def recognize_array(img: np.ndarray, model: str | Path | None = None, top_k: int
     info = model_info(model)
     det_s, cls_s = _sessions(str(info.path))
     t0 = time.perf_counter()
-    # greedy NMS keeps the higher-scored boxes first, so the boxes above `conf` are the same either way
-    dets = detect(det_s, img, info.det_imgsz, min(info.conf, info.rescue_conf), info.iou)
+    dets = detect(det_s, img, info.det_imgsz, _floor(info), info.iou)
     if info.zoom:
         dets = _zoom_in(det_s, img, dets, info)
     t1 = time.perf_counter()
     quads = [order_long_axis_vertical(q) for q, _ in dets]
     crops = [fold(rectify(img, q, ordered=True)) for q in quads]
     probs, p_none = faces_only(classify(cls_s, crops, info.temperature), info)
+    face = p_none < NOT_A_CARD_P
     keep = [k for k, (_, s) in enumerate(dets)
-            if p_none[k] < NOT_A_CARD_P and (s >= info.conf or probs[k].max() >= info.rescue_cls)]
+            if face[k] and s >= min(info.conf, info.rescue_conf) and (s >= info.conf or probs[k].max() >= info.rescue_cls)]
+    spare = [k for k in range(len(dets)) if face[k] and k not in keep
+             and all(quad_iou(dets[k][0], dets[j][0]) < SPARE_APART for j in keep)][:SPARES]
+    spares = [_card(quads[k], dets[k][1], probs[k], info, top_k) for k in spare]
     dets, quads, probs = [dets[k] for k in keep], [quads[k] for k in keep], probs[keep]
     probs = _second_look(img, quads, probs, cls_s, info)
     t2 = time.perf_counter()
-    cards = []
-    for (_, s), qo, p in zip(dets, quads, probs, strict=True):
-        order = np.argsort(-p)[:top_k]
-        alts = [(info.codes[j], float(p[j])) for j in order]
-        cards.append(Card(alts[0][0], alts[0][1], alts, qo.tolist(), s))
-    cards = reading_order(cards)
+    cards = reading_order([_card(qo, s, p, info, top_k) for (_, s), qo, p in zip(dets, quads, probs, strict=True)])
     tm = dict(timings or {})
     tm.update({"detect": round((t1 - t0) * 1000, 1), "classify": round((t2 - t1) * 1000, 1)})
-    return Recognition(img.shape[1], img.shape[0], cards, tm, info.path.name)
+    return Recognition(img.shape[1], img.shape[0], cards, tm, info.path.name, spares, info.conf)
+
+
+SPARE_CONF = 0.1  # boxes down to this score are read, to offer a card the detector half-saw (Recognition.spares)
+SPARE_APART = 0.3  # ... when they overlap no kept card by this quad IoU or more
+SPARES = 6  # ... the most likely few
+
+
+def _floor(info: ModelInfo) -> float:
+    """The lowest detector score read at all: greedy NMS keeps the higher-scored boxes first, so the boxes
+    above the thresholds are the same whatever the floor."""
+    return min(info.conf, info.rescue_conf, SPARE_CONF)
+
+
+def _card(quad: np.ndarray, det_score: float, p: np.ndarray, info: ModelInfo, top_k: int) -> Card:
+    order = np.argsort(-p)[:top_k]
+    alts = [(info.codes[j], float(p[j])) for j in order]
+    return Card(alts[0][0], alts[0][1], alts, quad.tolist(), det_score)
 
 
 CARDS_ACROSS = 18  # the zoomed view is at least this many card widths across (cards trained at 1/15–1/40)
@@ -221,7 +240,7 @@ def _zoom_in(det_s, img: np.ndarray, dets: list[tuple[np.ndarray, float]], info:
     y0, y1 = int(max(0, cy - side / 2)), int(min(h, cy + side / 2))
     if max(x1 - x0, y1 - y0) > max(w, h) / info.zoom:
         return dets  # the cards already fill the photo
-    again = detect(det_s, img[y0:y1, x0:x1], info.det_imgsz, min(info.conf, info.rescue_conf), info.iou)
+    again = detect(det_s, img[y0:y1, x0:x1], info.det_imgsz, _floor(info), info.iou)
     if sum(sc >= info.conf for _, sc in again) < len(confident):
         return dets
     off = np.array([x0, y0], np.float32)
