@@ -178,7 +178,9 @@ def evaluate_hands(root: str | Path, model: str | Path | None = None, limit: int
         "exact_without_repair": round(right_plain / n, 4),
         "exact_with_repair": round(right_rep / n, 4),
         "photos_repaired": repaired,
-        "errors": errors,
+        "errors": errors,  # no total given: the message says what was seen
+        # a total given that is not the right one: the case a table cannot tell from the number alone
+        "wrong_total_with_repair": sum(r.get("with_repair") is not None and r["with_repair"] != r["expected"] for r in rows),
         "latency_ms": {"p50": round(float(np.percentile(lat, 50)), 1), "p90": round(float(np.percentile(lat, 90)), 1)},
         "with_repair_by_layout": {lay: round(float(np.mean([r["with_repair"] == r["expected"] for r in rows
                                                               if r.get("layout") == lay and "expected" in r])), 4)

@@ -1,0 +1,51 @@
+"""`changpai eval`: recognizer figures and the end-to-end photo → total figures on rendered test sets."""
+
+from __future__ import annotations
+
+import json
+
+from app.cli import main
+from tests.conftest import requires_model
+from vision.synth import Job, prepare, render_one
+
+
+def _render(root, kind, n, size=(960, 720)):
+    job = Job(str(root), kind, 5, n, ("classic",), None, 0.0, *size)
+    prepare(job)
+    for i in range(n):
+        render_one(job, i)
+    return root
+
+
+@requires_model
+def test_eval_reports_detection_and_reading_figures(tmp_path, capsys):
+    d = _render(tmp_path / "det", "detect", 3)
+    assert main(["eval", str(d), "--json", str(tmp_path / "r.json")]) == 0
+    r = json.loads((tmp_path / "r.json").read_text())
+    assert r["images"] == 3 and len(r["per_image"]) == 3
+    found = sum(x["found"] for x in r["per_image"])
+    assert r["cards"] == sum(x["cards"] for x in r["per_image"]) > 0
+    assert abs(r["recall"] - found / r["cards"]) < 1e-3
+    assert abs(r["classification_accuracy"] - sum(x["right"] for x in r["per_image"]) / max(1, found)) < 1e-3
+    assert r["whole_photo_exact"] == round(sum(x["exact"] for x in r["per_image"]) / 3, 4)
+    assert "card recall" in capsys.readouterr().out
+
+
+@requires_model
+def test_eval_hands_counts_right_wrong_and_unscored_photos(tmp_path, capsys):
+    d = _render(tmp_path / "hands", "hands", 3, (1280, 960))
+    assert main(["eval", str(d), "--hands", "--json", str(tmp_path / "h.json")]) == 0
+    r = json.loads((tmp_path / "h.json").read_text())
+    rows = [x for x in r["per_photo"] if "expected" in x]
+    assert r["photos"] == len(rows) == 3
+    right = sum(x["with_repair"] == x["expected"] for x in rows)
+    unscored = sum(x["with_repair"] is None for x in rows)
+    assert r["exact_with_repair"] == round(right / 3, 4) and r["errors"] == unscored
+    assert r["wrong_total_with_repair"] == 3 - right - unscored
+    assert r["exact_without_repair"] == round(sum(x["without_repair"] == x["expected"] for x in rows) / 3, 4)
+    assert "total exactly right" in capsys.readouterr().out
+
+
+def test_eval_without_ground_truth_is_one_sentence(tmp_path, capsys):
+    assert main(["eval", str(tmp_path), "--hands"]) == 2
+    assert "ground truth" in capsys.readouterr().err
