@@ -67,6 +67,12 @@ def test_phone_upload_shows_total(server, tmp_path):
         page.mouse.wheel(0, -120)  # the caption above the total in view too
         page.wait_for_timeout(500)
         page.screenshot(path=str(shot))
+        # the page brings its own CJK font: the total is drawn with it, whatever fonts the device has
+        family = total.evaluate("e => getComputedStyle(e).fontFamily")
+        loaded = page.evaluate("async () => { await document.fonts.ready; "
+                               "return [...document.fonts].some(f => f.family.includes('changpai-cjk') && f.status === 'loaded'); }")
         browser.close()
     assert text.endswith("胡") and int(text.split()[0]) > 0
     assert shot.stat().st_size > 10_000
+    assert "changpai-cjk" in family and loaded
+    assert urllib.request.urlopen(server + "/app/static/changpai-cjk.otf", timeout=5).read(4) == b"OTTO"

@@ -110,3 +110,13 @@ def test_two_sessions_share_the_tally_across_restart(app_env):
 
     assert len(Tally(Path(os.environ["CHANGPAI_DB"])).rounds("T42")) == 1
     assert b.dataframe  # the tally table is shown to the second phone
+
+
+def test_the_pages_own_font_has_every_character_it_shows():
+    from fontTools.ttLib import TTFont
+
+    from app.webfont import FONT, page_chars
+
+    cmap = TTFont(FONT).getBestCmap()
+    missing = [c for c in page_chars() if ord(c) not in cmap and c.isprintable() and not c.isspace()]
+    assert not missing, f"rebuild the page font (python -m app.webfont): no glyph for {''.join(missing)}"

@@ -48,4 +48,5 @@ def run(args: argparse.Namespace) -> int:
     env.setdefault("PYTHONPATH", str(Path(__file__).resolve().parents[2]))
     scheme = "https" if args.cert else "http"
     print(f"changpai: serving on {scheme}://{args.host}:{args.port} (Ctrl-C to stop)", flush=True)
-    return subprocess.call(cmd, env=env)
+    # from the project's folder: Streamlit reads its config (.streamlit/config.toml: the page's CJK font) from there
+    return subprocess.call(cmd, env=env, cwd=Path(__file__).resolve().parents[2])
