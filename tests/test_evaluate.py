@@ -42,6 +42,7 @@ def test_eval_hands_counts_right_wrong_and_unscored_photos(tmp_path, capsys):
     unscored = sum(x["with_repair"] is None for x in rows)
     assert r["exact_with_repair"] == round(right / 3, 4) and r["errors"] == unscored
     assert r["wrong_total_with_repair"] == 3 - right - unscored
+    assert r["wrong_total_on_a_win"] == sum(x["won"] and x["with_repair"] != x["expected"] for x in rows) <= 3 - right - unscored
     assert r["exact_without_repair"] == round(sum(x["without_repair"] == x["expected"] for x in rows) / 3, 4)
     assert "total exactly right" in capsys.readouterr().out
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from scoring.cards import CODES
 
-from .recognize import MODELS_DIR, NOT_A_CARD
+from .recognize import MODELS_DIR, NOT_A_CARD, NOT_A_CARD_P
 from .ultra import offline_ultralytics
 
 
@@ -181,6 +181,10 @@ def write_card(dest: Path, meta: dict[str, Any]) -> Path:
     lines += ["## Limits", "",
               "Trained on rendered decks only: real decks printed differently may need `changpai calibrate`.",
               "Class order: " + " ".join(meta.get("names", CODES)) + "."]
+    if NOT_A_CARD in meta.get("names", ()):
+        lines.append(f"The classifier's class `{NOT_A_CARD}` is for boxes that show no card face (objects on the table, "
+                     "face-down cards, bare table, the detector's false alarms): boxes it finds at least "
+                     f"{NOT_A_CARD_P} likely are dropped.")
     p = dest / "MODEL_CARD.md"
     p.write_text("\n".join(lines) + "\n")
     return p
