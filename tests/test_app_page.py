@@ -44,9 +44,9 @@ def _upload(at, name, data, mime="image/jpeg"):
 
 
 def test_upload_gives_the_total(app_env):
-    gt = json.loads((SAMPLES / "hand_2.json").read_text())
+    gt = json.loads((SAMPLES / "hand_1.json").read_text())
     at = _new()
-    _upload(at, "hand.jpg", (SAMPLES / "hand_2.jpg").read_bytes())
+    _upload(at, "hand.jpg", (SAMPLES / "hand_1.jpg").read_bytes())
     defaults_total = _total(at)  # winning card unknown, not self-drawn: never over-scores
     win = gt["hand"]["win"]
     at.selectbox(key="win").set_value(win["card"])
@@ -58,7 +58,7 @@ def test_upload_gives_the_total(app_env):
 
 def test_correction_changes_the_total(app_env):
     at = _new()
-    _upload(at, "hand.jpg", (SAMPLES / "hand_2.jpg").read_bytes())
+    _upload(at, "hand.jpg", (SAMPLES / "hand_1.jpg").read_bytes())
     before = _total(at)
     rows = at.session_state["rows"]
     hand_rows = [i for i, r in enumerate(rows["role"]) if r == "hand"]
@@ -73,7 +73,7 @@ def test_correction_changes_the_total(app_env):
 
 def test_marking_a_card_not_a_card_leaves_it_out(app_env):
     at = _new()
-    _upload(at, "hand.jpg", (SAMPLES / "hand_2.jpg").read_bytes())
+    _upload(at, "hand.jpg", (SAMPLES / "hand_1.jpg").read_bytes())
     rows = at.session_state["rows"]
     first_hand = next(i for i, r in enumerate(rows["role"]) if r == "hand")
     at.session_state["cards_editor"] = {"edited_rows": {first_hand: {"role": "ignored"}}, "added_rows": [], "deleted_rows": []}
@@ -100,7 +100,7 @@ def test_bad_uploads_give_a_message(app_env, name, data, needle):
 def test_two_sessions_share_the_tally_across_restart(app_env):
     a = _new()
     a.sidebar.text_input(key="table_code").set_value("T42").run()
-    _upload(a, "hand.jpg", (SAMPLES / "hand_2.jpg").read_bytes())
+    _upload(a, "hand.jpg", (SAMPLES / "hand_1.jpg").read_bytes())
     a.button(key="add_round").click().run()
     assert not a.exception
     b = _new()  # another phone, same table code

@@ -24,8 +24,8 @@ def test_sample_photo_recognized(capsys):
     from vision.evaluate import match
     from vision.recognize import recognize
 
-    gt = _gt(2)
-    rec = recognize(SAMPLES / "hand_2.jpg")
+    gt = _gt(5)
+    rec = recognize(SAMPLES / "hand_5.jpg")
     gq = [np.array(c["quad"], np.float32) for c in gt["cards"]]
     pq = [np.array(c.quad, np.float32) for c in rec.cards]
     m = match(pq, gq)
@@ -34,7 +34,7 @@ def test_sample_photo_recognized(capsys):
 
 
 def test_recognize_cli_json(capsys):
-    assert main(["recognize", str(SAMPLES / "hand_2.jpg"), "--json"]) == 0
+    assert main(["recognize", str(SAMPLES / "hand_5.jpg"), "--json"]) == 0
     cards = json.loads(capsys.readouterr().out)
     c = cards[0]
     assert set(c) >= {"code", "confidence", "alternatives", "quad"} and len(c["quad"]) == 4
@@ -43,7 +43,7 @@ def test_recognize_cli_json(capsys):
 
 def test_onnx_path_never_imports_torch():
     code = ("import sys; from vision.recognize import recognize; "
-            f"r = recognize({str(SAMPLES / 'hand_2.jpg')!r}); "
+            f"r = recognize({str(SAMPLES / 'hand_5.jpg')!r}); "
             "bad = [m for m in ('torch', 'ultralytics', 'torchvision') if m in sys.modules]; "
             "print(len(r.cards), bad); sys.exit(1 if bad or not r.cards else 0)")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
@@ -68,8 +68,8 @@ def test_cli_bad_files(tmp_path, capsys, content, needle):
 
 
 def test_score_photo_cli(capsys):
-    gt = _gt(2)
-    code = main(["score", str(SAMPLES / "hand_2.jpg"), "--context", str(SAMPLES / "hand_2.json"), "--json"])
+    gt = _gt(5)
+    code = main(["score", str(SAMPLES / "hand_5.jpg"), "--context", str(SAMPLES / "hand_5.json"), "--json"])
     d = json.loads(capsys.readouterr().out)
     assert code == 0 and d["total"] == gt["expected_total"] and d["is_win"]
 
@@ -87,8 +87,8 @@ def test_score_photo_annotates_even_when_it_cannot_score(tmp_path, capsys):
     import cv2
 
     # the sample hand with its 将 cut out of the photo: no score, but the drawing shows what was seen
-    gt = _gt(2)
-    img = cv2.imread(str(SAMPLES / "hand_2.jpg"))
+    gt = _gt(5)
+    img = cv2.imread(str(SAMPLES / "hand_5.jpg"))
     for c in gt["cards"]:
         if c["group"] == "jiang":
             cv2.fillConvexPoly(img, np.array(c["quad"], np.int32), (60, 90, 40))
@@ -200,6 +200,11 @@ def test_zoom_finds_small_cards_in_a_large_photo(tmp_path):
         found[zoom] = recognize_array(canvas, d).cards
     zoomed = found[1.4]
     assert len(zoomed) == len(gt["cards"]) > len(found[0.0])  # every card found only with the zoom
+    from vision.evaluate import match
+
+    gq = [np.array(c["quad"], np.float32) + [w // 2, h // 2] for c in gt["cards"]]
+    m = match([np.array(c.quad, np.float32) for c in zoomed], gq)
+    assert len(m) == len(gq) and all(zoomed[i].code == gt["cards"][j]["code"] for i, j in m)
     quads = np.array([c.quad for c in zoomed])
     assert quads[..., 0].min() > w // 2 - 5 and quads[..., 0].max() < w // 2 + w + 5  # in the big photo's pixels
 

@@ -66,7 +66,7 @@ def tune(scenes: str | Path, model: str | Path | None = None, limit: int = 60) -
     return {"best": best, "table": table, "rescue": rescue}
 
 
-def tune_rescue(scenes: str | Path, val: list[dict], info, iou: float, confs=(0.25, 0.3, 0.35, 0.4, 0.45, 0.5)) -> dict:
+def tune_rescue(scenes: str | Path, val: list[dict], info, iou: float, confs=(0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6)) -> dict:
     """The confidence again, with the second look (boxes scored below it kept when the classifier is sure),
     by what the table needs: the F1 of cards found *and read right*."""
     det, cls = _sessions(str(info.path))
