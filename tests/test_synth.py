@@ -105,7 +105,15 @@ def test_labels_match_ground_truth(tmp_path):
 
 
 def test_hand_scenes_score_to_their_totals(tmp_path):
-    for gt in _render(_job(tmp_path, "hands", n=3)):
+    gts = _render(_job(tmp_path, "hands", n=3))
+    # laid out by split like detect scenes, so a dataset.yaml can train the detector on them too
+    root = tmp_path / "hands"
+    assert "train: images/train" in (root / "dataset.yaml").read_text()
+    for gt in gts:
+        img = root / gt["image"]
+        assert img.is_file() and img.parent.name == gt["split"]
+        assert (root / "labels" / gt["split"] / f"{img.stem}.txt").is_file()
+    for gt in gts:
         assert score_dict(gt["hand"]).total == gt["expected_total"]
         seen = Counter(c["code"] for c in gt["cards"])
         hand = gt["hand"]

@@ -169,9 +169,8 @@ def render_one(job: Job, i: int) -> int:
                "style_index": style_idx, "seed": job.seed, "index": i})
     written = 0
     if job.kind in ("detect", "hands"):
-        sub = split if job.kind == "detect" else ""
-        img_path = out / "images" / sub / f"{name}.jpg"
-        lab_path = out / "labels" / sub / f"{name}.txt"
+        img_path = out / "images" / split / f"{name}.jpg"  # hands too: their scenes train the detector as well
+        lab_path = out / "labels" / split / f"{name}.txt"
         lines = [yolo_obb_line(CODES.index(c["code"]), c["quad"], gt["width"], gt["height"])
                  for c in gt["cards"] if c["visible"] >= MIN_LABEL_VISIBLE]
         _atomic_write(img_path, _encode(img, rng, job))
@@ -242,29 +241,23 @@ def prepare(job: Job, force: bool = False) -> None:
                                  "choose another --out, or --force.")
     out.mkdir(parents=True, exist_ok=True)
     (out / "gt").mkdir(exist_ok=True)
-    if job.kind == "detect":
+    if job.kind in ("detect", "hands"):
         for s in ("train", "val"):
             (out / "images" / s).mkdir(parents=True, exist_ok=True)
             (out / "labels" / s).mkdir(parents=True, exist_ok=True)
-    elif job.kind == "hands":
-        (out / "images").mkdir(exist_ok=True)
-        (out / "labels").mkdir(exist_ok=True)
     else:
         for s in ("train", "val"):
             for c in CODES:
                 (out / s / c).mkdir(parents=True, exist_ok=True)
     (out / META).write_text(json.dumps(meta, indent=1))
     if job.kind in ("detect", "hands"):
-        write_dataset_yaml(out, job.kind)
+        write_dataset_yaml(out)
 
 
-def write_dataset_yaml(out: Path, kind: str) -> Path:
+def write_dataset_yaml(out: Path) -> Path:
     """Ultralytics dataset YAML; no 'path' key, so paths resolve next to the YAML."""
     lines = ["# changpai synthetic long-card scenes, YOLO OBB labels (class x1 y1 ... x4 y4, normalized)"]
-    if kind == "detect":
-        lines += ["train: images/train", "val: images/val"]
-    else:
-        lines += ["train: images", "val: images"]
+    lines += ["train: images/train", "val: images/val"]
     lines.append("names:")
     lines += [f"  {i}: {c}" for i, c in enumerate(CODES)]
     p = out / "dataset.yaml"
