@@ -131,27 +131,47 @@ def letterbox(img: np.ndarray, size: int) -> tuple[np.ndarray, float, tuple[int,
     return out, r, (left, top)
 
 
-def detect(det_session, img: np.ndarray, imgsz: int, conf: float, iou: float) -> list[tuple[np.ndarray, float]]:
-    """Oriented boxes of cards in pixels of ``img``: list of (quad 4×2, score)."""
+@dataclass
+class RawBoxes:
+    """The detector's output above a floor score, before NMS, in its letterboxed input's pixels."""
+
+    rects: list  # ((cx, cy), (w, h), angle in degrees), as OpenCV's rotated rects
+    scores: np.ndarray
+    scale: float
+    left: int
+    top: int
+
+
+def decode(det_session, img: np.ndarray, imgsz: int, floor: float) -> RawBoxes:
     lb, r, (left, top) = letterbox(img, imgsz)
     x = lb[:, :, ::-1].transpose(2, 0, 1)[None].astype(np.float32) / 255
     out = det_session.run(None, {det_session.get_inputs()[0].name: x})[0][0]  # (4 + nc + 1, N)
-    boxes, scores_all, angle = out[:4].T, out[4:-1].T, out[-1]
-    scores = scores_all.max(1)
-    keep = scores >= conf
-    boxes, scores, angle = boxes[keep], scores[keep], angle[keep]
-    if len(scores) == 0:
-        return []
+    scores = out[4:-1].max(0)
+    keep = scores >= floor
+    boxes, angle = out[:4, keep].T, out[-1, keep]
     rects = [((float(b[0]), float(b[1])), (float(b[2]), float(b[3])), float(np.degrees(a))) for b, a in zip(boxes, angle, strict=True)]
-    idx = cv2.dnn.NMSBoxesRotated(rects, scores.tolist(), conf, iou)
-    idx = np.array(idx).reshape(-1)
+    return RawBoxes(rects, scores[keep], r, left, top)
+
+
+def nms(raw: RawBoxes, conf: float, iou: float) -> list[tuple[np.ndarray, float]]:
+    """Boxes scored ≥ ``conf`` after rotated NMS at ``iou``, as (quad 4×2 in pixels of the image, score)."""
+    idx = [i for i in range(len(raw.scores)) if raw.scores[i] >= conf]
+    if not idx:
+        return []
+    kept = cv2.dnn.NMSBoxesRotated([raw.rects[i] for i in idx], [float(raw.scores[i]) for i in idx], conf, iou)
     res = []
-    for i in idx:
-        q = cv2.boxPoints(rects[i]).astype(np.float32)
-        q[:, 0] = (q[:, 0] - left) / r
-        q[:, 1] = (q[:, 1] - top) / r
-        res.append((q, float(scores[i])))
+    for k in np.array(kept).reshape(-1):
+        i = idx[int(k)]
+        q = cv2.boxPoints(raw.rects[i]).astype(np.float32)
+        q[:, 0] = (q[:, 0] - raw.left) / raw.scale
+        q[:, 1] = (q[:, 1] - raw.top) / raw.scale
+        res.append((q, float(raw.scores[i])))
     return res
+
+
+def detect(det_session, img: np.ndarray, imgsz: int, conf: float, iou: float) -> list[tuple[np.ndarray, float]]:
+    """Oriented boxes of cards in pixels of ``img``: list of (quad 4×2, score)."""
+    return nms(decode(det_session, img, imgsz, conf), conf, iou)
 
 
 def classify(cls_session, crops: list[np.ndarray], temperature: float) -> np.ndarray:

@@ -9,24 +9,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import cv2
 import numpy as np
 
 from .evaluate import MIN_VISIBLE, match
 from .geometry import fold, order_long_axis_vertical, rectify
 from .imageio import load_image
-from .recognize import NOT_A_CARD_P, _sessions, classify, detect, faces_only, letterbox, model_info
+from .recognize import NOT_A_CARD_P, RawBoxes, _sessions, classify, decode, faces_only, model_info, nms
 
-
-def _raw(det_session, img, imgsz):
-    lb, r, (left, top) = letterbox(img, imgsz)
-    x = lb[:, :, ::-1].transpose(2, 0, 1)[None].astype(np.float32) / 255
-    out = det_session.run(None, {det_session.get_inputs()[0].name: x})[0][0]
-    scores = out[4:-1].max(0)
-    keep = scores >= 0.05
-    boxes, angle, scores = out[:4, keep].T, out[-1, keep], scores[keep]
-    rects = [((float(b[0]), float(b[1])), (float(b[2]), float(b[3])), float(np.degrees(a))) for b, a in zip(boxes, angle, strict=True)]
-    return rects, scores, r, left, top
+FLOOR = 0.05  # the lowest detector score any setting tried here looks at
 
 
 def tune(scenes: str | Path, model: str | Path | None = None, limit: int = 60) -> dict:
@@ -38,21 +28,14 @@ def tune(scenes: str | Path, model: str | Path | None = None, limit: int = 60) -
     for gt in val[:limit]:
         img = load_image(Path(scenes) / gt["image"])
         gq = [np.array(c["quad"], np.float32) for c in gt["cards"] if c["visible"] >= MIN_VISIBLE]
-        cache.append((_raw(det, img, info.det_imgsz), gq))
+        cache.append((decode(det, img, info.det_imgsz, FLOOR), gq))  # the network runs once per scene
     best = None
     table = []
     for conf in (0.2, 0.25, 0.3, 0.35, 0.4, 0.5):
         for iou in (0.3, 0.4, 0.5, 0.6):
             tp = fp = fn = 0
-            for (rects, scores, r, left, top), gq in cache:
-                idx = [i for i in range(len(scores)) if scores[i] >= conf]
-                keep = cv2.dnn.NMSBoxesRotated([rects[i] for i in idx], [float(scores[i]) for i in idx], conf, iou) if idx else []
-                quads = []
-                for k in np.array(keep).reshape(-1):
-                    q = cv2.boxPoints(rects[idx[int(k)]]).astype(np.float32)
-                    q[:, 0] = (q[:, 0] - left) / r
-                    q[:, 1] = (q[:, 1] - top) / r
-                    quads.append(q)
+            for raw, gq in cache:
+                quads = [q for q, _ in nms(raw, conf, iou)]
                 m = match(quads, gq)
                 tp += len(m)
                 fp += len(quads) - len(m)
@@ -62,19 +45,20 @@ def tune(scenes: str | Path, model: str | Path | None = None, limit: int = 60) -
             table.append({"conf": conf, "iou": iou, "precision": round(prec, 4), "recall": round(rec, 4), "f1": round(f1, 4)})
             if best is None or f1 > best["f1"]:
                 best = table[-1]
-    rescue = tune_rescue(scenes, val[:limit], info, best["iou"])
+    rescue = tune_rescue(scenes, val[:limit], info, best["iou"], [raw for raw, _ in cache])
     return {"best": best, "table": table, "rescue": rescue}
 
 
-def tune_rescue(scenes: str | Path, val: list[dict], info, iou: float, confs=(0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6)) -> dict:
+def tune_rescue(scenes: str | Path, val: list[dict], info, iou: float, raws: list[RawBoxes],
+                confs=(0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6)) -> dict:
     """The confidence again, with the second look (boxes scored below it kept when the classifier is sure),
-    by what the table needs: the F1 of cards found *and read right*."""
-    det, cls = _sessions(str(info.path))
+    by what the table needs: the F1 of cards found *and read right*. ``raws``: each scene's decoded boxes."""
+    _, cls = _sessions(str(info.path))
     cache = []
-    for gt in val:
+    for gt, raw in zip(val, raws, strict=True):
         img = load_image(Path(scenes) / gt["image"])
         cards = [c for c in gt["cards"] if c["visible"] >= MIN_VISIBLE]
-        dets = detect(det, img, info.det_imgsz, 0.1, iou)
+        dets = nms(raw, 0.1, iou)
         quads = [order_long_axis_vertical(q) for q, _ in dets]
         probs, p_none = faces_only(classify(cls, [fold(rectify(img, q, ordered=True)) for q in quads], info.temperature), info)
         face = p_none < NOT_A_CARD_P
