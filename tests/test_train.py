@@ -72,7 +72,7 @@ def test_train_classify_one_epoch(tiny, tmp_path, monkeypatch):
     from vision.release import align_classifier, reorder_classifier
 
     best = run_dir / "weights" / "last.pt"
-    released = reorder_classifier(best, tmp_path / "released.pt")
+    released, _ = reorder_classifier(best, tmp_path / "released.pt")
     back = align_classifier(released, tiny / "cls", tmp_path / "start.pt")
     a, b = YOLO(str(best)).model, YOLO(str(back)).model
     assert a.names == b.names
@@ -102,7 +102,7 @@ def test_train_classify_one_epoch(tiny, tmp_path, monkeypatch):
     assert torch.allclose(lin.weight[code_rows].float(), b.model[-1].linear.weight.float())
     tuned_none = train.train_classify(str(with_none), epochs=1, imgsz=64, batch=8, name="c3", workers=0,
                                       model=str(released), extra=dict(lr0=1e-9, warmup_epochs=0))
-    out = YOLO(str(reorder_classifier(tuned_none / "weights" / "last.pt", tmp_path / "released_none.pt"))).model
+    out = YOLO(str(reorder_classifier(tuned_none / "weights" / "last.pt", tmp_path / "released_none.pt")[0])).model
     assert list(out.names.values()) == [*CODES, NOT_A_CARD]
     dropped = YOLO(str(align_classifier(tmp_path / "released_none.pt", tiny / "cls", tmp_path / "dropped.pt"))).model
     assert dropped.model[-1].linear.out_features == 35 and NOT_A_CARD not in dropped.names.values()

@@ -148,14 +148,12 @@ def calibrate(photos: list[str], out: str | Path, base: str | Path | None = None
                              extra=dict(warmup_epochs=0))  # fine-tuning from weights: lr0 0.001 (vision.train)
     from .release import export_onnx, reorder_classifier
 
-    tuned = reorder_classifier(run_dir / "weights" / "best.pt", run_dir / "weights" / "release.pt")
+    tuned, names = reorder_classifier(run_dir / "weights" / "best.pt", run_dir / "weights" / "release.pt")
     onnx = export_onnx(tuned, base_info.cls_imgsz, dynamic=True)
     shutil.copy(onnx, out / "classifier.onnx")
     shutil.copy(base_info.path / "detector.onnx", out / "detector.onnx")
     meta = json.loads((base_info.path / "model.json").read_text())
-    from ultralytics import YOLO
-
-    meta["names"] = list(YOLO(str(tuned)).model.names.values())  # the codes, and `none` when the base has that class
+    meta["names"] = names  # the codes, and `none` when the base has that class
     meta["calibrated_from"] = str(base_info.path)
     meta["calibration"] = {"faces": len(faces), "scenes": scenes, "epochs": epochs, "minutes": round((time.perf_counter() - t0) / 60, 1)}
     (out / "model.json").write_text(json.dumps(meta, indent=1, ensure_ascii=False))
@@ -171,7 +169,8 @@ def _fill_missing_classes(data: Path) -> None:
     from .faces import random_style, render_face
     from .geometry import fold
 
-    for code in CODES + ((NOT_A_CARD,) if (data / "train" / NOT_A_CARD).is_dir() or (data / "val" / NOT_A_CARD).is_dir() else ()):
+    with_none = any((data / split / NOT_A_CARD).is_dir() for split in ("train", "val"))  # mined when the base has it
+    for code in CODES + (NOT_A_CARD,) * with_none:
         tr, va = data / "train" / code, data / "val" / code
         tr.mkdir(parents=True, exist_ok=True)
         va.mkdir(parents=True, exist_ok=True)

@@ -51,8 +51,9 @@ def export_onnx(weights: Path, imgsz: int, dynamic: bool) -> Path:
     return Path(out)
 
 
-def _permute_head(weights: Path, out: Path, target: list[str], target_names: list[str] | None = None) -> Path:
-    """Save ``weights`` with the classifier head's rows in the order of ``target`` (card codes)."""
+def _permute_head(weights: Path, out: Path, target: list[str] | None, target_names: list[str] | None = None) -> list[str]:
+    """Save ``weights`` with the classifier head's rows in the order of ``target`` (card codes; None: the
+    project's order, CODES, then `none` if the classifier has that class). Returns the saved class names."""
     offline_ultralytics()
     import torch
     from ultralytics import YOLO
@@ -60,6 +61,8 @@ def _permute_head(weights: Path, out: Path, target: list[str], target_names: lis
     m = YOLO(str(weights))
     names = {i: n.split("_", 1)[-1] for i, n in m.model.names.items()}  # "07_8t" (calibration folders) -> "8t"
     rows = {n: i for i, n in names.items()}
+    if target is None:
+        target = list(CODES) + [NOT_A_CARD] * (NOT_A_CARD in rows)
     head = m.model.model[-1].linear
     new = torch.nn.Linear(head.in_features, len(target))
     with torch.no_grad():
@@ -76,17 +79,14 @@ def _permute_head(weights: Path, out: Path, target: list[str], target_names: lis
     m.model.names = dict(enumerate(target_names or target))
     m.model.yaml["nc"] = len(target)
     m.save(str(out))
-    return out
+    return list(target_names or target)
 
 
-def reorder_classifier(weights: Path, out: Path) -> Path:
+def reorder_classifier(weights: Path, out: Path) -> tuple[Path, list[str]]:
     """ultralytics names classification classes by sorted folder name (1b, 1t, 1w, …); permute the head so
-    the outputs follow the project's class order (CODES, DESIGN.md) and the names say so."""
-    offline_ultralytics()
-    from ultralytics import YOLO
-
-    has_none = NOT_A_CARD in YOLO(str(weights)).model.names.values()
-    return _permute_head(weights, out, list(CODES) + [NOT_A_CARD] * has_none)
+    the outputs follow the project's class order (CODES, DESIGN.md, then `none` if present) and the names
+    say so. Returns the saved weights and their class names."""
+    return out, _permute_head(weights, out, None)
 
 
 def align_classifier(weights: Path, data: Path, out: Path) -> Path:
@@ -97,7 +97,8 @@ def align_classifier(weights: Path, data: Path, out: Path) -> Path:
     if sorted(c for c in codes if c != NOT_A_CARD) != sorted(CODES):
         raise ValueError(f"{data}/train must have one folder per card code (35, and `{NOT_A_CARD}` for boxes that "
                          f"are not a card, if any), not {len(codes)}.")
-    return _permute_head(weights, out, codes, folders)
+    _permute_head(weights, out, codes, folders)
+    return out
 
 
 def release(what: str, run_dir: str | Path, name: str, extra: dict[str, Any] | None = None) -> Path:
@@ -114,10 +115,7 @@ def release(what: str, run_dir: str | Path, name: str, extra: dict[str, Any] | N
     meta = json.loads(meta_p.read_text()) if meta_p.exists() else {"names": list(CODES)}
     imgsz = int(args.get("imgsz", 640 if what == "detect" else 128))
     if what == "classify":
-        best = reorder_classifier(best, run_dir / "weights" / "release.pt")
-        from ultralytics import YOLO
-
-        meta["names"] = list(YOLO(str(best)).model.names.values())  # the codes, and `none` if it has that class
+        best, meta["names"] = reorder_classifier(best, run_dir / "weights" / "release.pt")  # the codes, and `none` if any
     onnx = export_onnx(best, imgsz, dynamic=(what == "classify"))
     target = "detector" if what == "detect" else "classifier"
     shutil.copy(onnx, dest / f"{target}.onnx")
