@@ -15,30 +15,36 @@ from .imageio import load_image
 from .recognize import NOT_A_CARD, _sessions, detect, model_info
 
 
+def _scenes(scenes: Path, limit: int | None, val_every: int, desc: str, progress: bool):
+    """Each scene of a `synth` folder: (gt file, ground truth, image, split — the scene's own, else every
+    ``val_every``-th scene goes to val)."""
+    from tqdm import tqdm
+
+    for k, p in enumerate(tqdm(sorted((scenes / "gt").glob("*.json"))[:limit], desc=desc, disable=not progress)):
+        gt = json.loads(p.read_text())
+        yield p, gt, load_image(scenes / gt["image"]), gt.get("split") or ("val" if k % val_every == val_every - 1 else "train")
+
+
+def _save_crop(img: np.ndarray, quad: np.ndarray, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    cv2.imwrite(str(path), fold(rectify(img, order_long_axis_vertical(quad), ordered=True)), [cv2.IMWRITE_JPEG_QUALITY, 92])
+
+
 def mine(scenes: str | Path, out: str | Path, model: str | Path | None = None, limit: int | None = None,
          val_every: int = 10, progress: bool = True) -> int:
     """For each scene of a `synth --kind detect` folder, crop every detected card matched to a ground-truth
     card and file it under ``out/{train,val}/<true code>/``. Returns the number of crops."""
-    from tqdm import tqdm
-
     scenes, out = Path(scenes), Path(out)
     info = model_info(model)
     det, _ = _sessions(str(info.path))
-    gts = sorted((scenes / "gt").glob("*.json"))[:limit]
     n = 0
-    for k, p in enumerate(tqdm(gts, desc="mine crops", disable=not progress)):
-        gt = json.loads(p.read_text())
+    for p, gt, img, split in _scenes(scenes, limit, val_every, "mine crops", progress):
         cards = [c for c in gt["cards"] if c["visible"] >= MIN_VISIBLE]
         if not cards:
             continue
-        img = load_image(scenes / gt["image"])
         dets = detect(det, img, info.det_imgsz, info.conf, info.iou)
         for i, j in match([d[0] for d in dets], [np.array(c["quad"], np.float32) for c in cards]):
-            crop = fold(rectify(img, order_long_axis_vertical(dets[i][0]), ordered=True))
-            split = gt.get("split") or ("val" if k % val_every == val_every - 1 else "train")  # the scene's own split first
-            d = out / split / cards[j]["code"]
-            d.mkdir(parents=True, exist_ok=True)
-            cv2.imwrite(str(d / f"det_{p.stem}_{j:02d}.jpg"), crop, [cv2.IMWRITE_JPEG_QUALITY, 92])
+            _save_crop(img, dets[i][0], out / split / cards[j]["code"] / f"det_{p.stem}_{j:02d}.jpg")
             n += 1
     return n
 
@@ -79,23 +85,15 @@ def mine_negatives(scenes: str | Path, out: str | Path, model: str | Path | None
     folder and filed under ``out/{train,val}/none/`` for the classifier's not-a-card class. The detector's
     boxes are taken down to the rescue threshold, where boxes still reach the classifier. Returns the number
     of crops."""
-    from tqdm import tqdm
-
     scenes, out = Path(scenes), Path(out)
     info = model_info(model)
     det, _ = _sessions(str(info.path))
     rng = np.random.default_rng(seed)
-    gts = sorted((scenes / "gt").glob("*.json"))[:limit]
     n = 0
-    for k, p in enumerate(tqdm(gts, desc="mine negatives", disable=not progress)):
-        gt = json.loads(p.read_text())
-        img = load_image(scenes / gt["image"])
+    for p, gt, img, split in _scenes(scenes, limit, val_every, "mine negatives", progress):
         found = [q for q, _ in detect(det, img, info.det_imgsz, min(info.conf, info.rescue_conf), info.iou)]
-        split = gt.get("split") or ("val" if k % val_every == val_every - 1 else "train")  # the scene's own split first
-        d_out = out / split / NOT_A_CARD
-        d_out.mkdir(parents=True, exist_ok=True)
+        (out / split / NOT_A_CARD).mkdir(parents=True, exist_ok=True)
         for j, q in enumerate(negative_quads(gt, found, rng)):
-            crop = fold(rectify(img, order_long_axis_vertical(q), ordered=True))
-            cv2.imwrite(str(d_out / f"neg_{scenes.name}_{p.stem}_{j:02d}.jpg"), crop, [cv2.IMWRITE_JPEG_QUALITY, 92])
+            _save_crop(img, q, out / split / NOT_A_CARD / f"neg_{scenes.name}_{p.stem}_{j:02d}.jpg")
             n += 1
     return n
