@@ -12,7 +12,7 @@ import numpy as np
 from .evaluate import MIN_VISIBLE, match
 from .geometry import CARD_ASPECT, fold, obb_to_quad, order_long_axis_vertical, quad_iou, rectify
 from .imageio import load_image
-from .recognize import NOT_A_CARD, _sessions, detect, model_info
+from .recognize import NOT_A_CARD, _sessions, find_boxes, model_info
 
 
 def _scenes(scenes: Path, limit: int | None, val_every: int, desc: str, progress: bool):
@@ -32,8 +32,9 @@ def _save_crop(img: np.ndarray, quad: np.ndarray, path: Path) -> None:
 
 def mine(scenes: str | Path, out: str | Path, model: str | Path | None = None, limit: int | None = None,
          val_every: int = 10, progress: bool = True) -> int:
-    """For each scene of a `synth --kind detect` folder, crop every detected card matched to a ground-truth
-    card and file it under ``out/{train,val}/<true code>/``. Returns the number of crops."""
+    """For each scene of a `synth --kind detect|hands` folder, crop every box recognize reads
+    (recognize.find_boxes) that matches a ground-truth card and file it under ``out/{train,val}/<true code>/``.
+    Returns the number of crops."""
     scenes, out = Path(scenes), Path(out)
     info = model_info(model)
     det, _ = _sessions(str(info.path))
@@ -42,7 +43,7 @@ def mine(scenes: str | Path, out: str | Path, model: str | Path | None = None, l
         cards = [c for c in gt["cards"] if c["visible"] >= MIN_VISIBLE]
         if not cards:
             continue
-        dets = detect(det, img, info.det_imgsz, info.conf, info.iou)
+        dets = find_boxes(det, img, info)
         for i, j in match([d[0] for d in dets], [np.array(c["quad"], np.float32) for c in cards]):
             _save_crop(img, dets[i][0], out / split / cards[j]["code"] / f"det_{p.stem}_{j:02d}.jpg")
             n += 1
@@ -83,15 +84,15 @@ def mine_negatives(scenes: str | Path, out: str | Path, model: str | Path | None
                    val_every: int = 10, seed: int = 0, progress: bool = True) -> int:
     """Crops that are not a card face (negative_quads), cut from the scenes of a `synth --kind detect|hands`
     folder and filed under ``out/{train,val}/none/`` for the classifier's not-a-card class. The detector's
-    boxes are taken down to the rescue threshold, where boxes still reach the classifier. Returns the number
-    of crops."""
+    boxes are those recognize reads (recognize.find_boxes: down to the lowest score classified, zoomed in as
+    recognize does). Returns the number of crops."""
     scenes, out = Path(scenes), Path(out)
     info = model_info(model)
     det, _ = _sessions(str(info.path))
     rng = np.random.default_rng(seed)
     n = 0
     for p, gt, img, split in _scenes(scenes, limit, val_every, "mine negatives", progress):
-        found = [q for q, _ in detect(det, img, info.det_imgsz, min(info.conf, info.rescue_conf), info.iou)]
+        found = [q for q, _ in find_boxes(det, img, info)]
         (out / split / NOT_A_CARD).mkdir(parents=True, exist_ok=True)
         for j, q in enumerate(negative_quads(gt, found, rng)):
             _save_crop(img, q, out / split / NOT_A_CARD / f"neg_{scenes.name}_{p.stem}_{j:02d}.jpg")

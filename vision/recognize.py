@@ -198,9 +198,7 @@ def recognize_array(img: np.ndarray, model: str | Path | None = None, top_k: int
     info = model_info(model)
     det_s, cls_s = _sessions(str(info.path))
     t0 = time.perf_counter()
-    dets = detect(det_s, img, info.det_imgsz, _floor(info), info.iou)
-    if info.zoom:
-        dets = _zoom_in(det_s, img, dets, info)
+    dets = find_boxes(det_s, img, info)
     t1 = time.perf_counter()
     quads = [order_long_axis_vertical(q) for q, _ in dets]
     crops = [fold(rectify(img, q, ordered=True)) for q in quads]
@@ -229,6 +227,13 @@ def _floor(info: ModelInfo) -> float:
     """The lowest detector score read at all: greedy NMS keeps the higher-scored boxes first, so the boxes
     above the thresholds are the same whatever the floor."""
     return min(info.conf, info.rescue_conf, SPARE_CONF)
+
+
+def find_boxes(det_s, img: np.ndarray, info: ModelInfo) -> list[tuple[np.ndarray, float]]:
+    """Every box the classifier will see, down to the lowest score read (``_floor``), through the second look
+    at the cards' region when the model zooms: what recognize reads, and what training crops are cut at."""
+    dets = detect(det_s, img, info.det_imgsz, _floor(info), info.iou)
+    return _zoom_in(det_s, img, dets, info) if info.zoom else dets
 
 
 def _card(quad: np.ndarray, det_score: float, p: np.ndarray, info: ModelInfo, top_k: int) -> Card:
