@@ -229,3 +229,37 @@ def test_tune_writes_thresholds_chosen_on_the_val_split(tmp_path, capsys):
     assert (meta["conf"], meta["rescue_conf"], meta["rescue_cls"]) == (best["conf"], best["rescue_conf"], best["rescue_cls"])
     assert best["f1"] == max(row["f1"] for row in table["rescue"]["table"])
     assert "second look" in capsys.readouterr().out
+
+
+def test_boxes_left_out_only_for_overlapping_a_kept_box_are_offered_as_crowded():
+    """In a tight stair a card's own box overlaps its neighbour's by more than the NMS IoU: such a box (well
+    scored, kept by a looser NMS) is returned apart as crowded, not as a card, and a box on the same card is not."""
+    from vision.recognize import CROWD_CONF, CROWD_IOU, find_boxes
+
+    info = _info(CODES)
+    assert info.iou < CROWD_IOU
+    w, l = 40.0, 140.0  # a card's width and length, in the detector's input pixels (a 640 x 640 photo: scale 1)
+    boxes = [  # cx, cy, w, l, score
+        (200, 300, w, l, 0.9),  # a card
+        (216, 300, w, l, 0.8),  # its neighbour in a stair, 0.4 of a width along: IoU 0.43 with it
+        (202, 301, w, l, 0.85),  # the first card boxed again: IoU ~0.9
+        (500, 300, w, l, 0.3),  # an unsure card elsewhere
+        (184, 300, w, l, CROWD_CONF - 0.05),  # a weak box on the other side, as far: too weak to be crowded
+    ]
+
+    class Session:
+        def get_inputs(self):
+            return [type("I", (), {"name": "x"})()]
+
+        def run(self, _, feed):
+            out = np.zeros((4 + 1 + 1, len(boxes)), np.float32)  # cx cy w h, one class score, angle
+            for k, (cx, cy, bw, bl, sc) in enumerate(boxes):
+                out[:, k] = [cx, cy, bw, bl, sc, 0.0]
+            return [out[None]]
+
+    img = np.full((640, 640, 3), 128, np.uint8)
+    found = find_boxes(Session(), img, info)
+    centres = sorted(round(float(q[:, 0].mean())) for q, _ in found.boxes)
+    assert centres == [200, 500]
+    assert [round(float(q[:, 0].mean())) for q, _ in found.crowded] == [216]
+    assert found.crowded[0][1] == pytest.approx(0.8)

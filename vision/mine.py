@@ -43,7 +43,7 @@ def mine(scenes: str | Path, out: str | Path, model: str | Path | None = None, l
         cards = [c for c in gt["cards"] if c["visible"] >= MIN_VISIBLE]
         if not cards:
             continue
-        dets = find_boxes(det, img, info)
+        dets = find_boxes(det, img, info).boxes
         for i, j in match([d[0] for d in dets], [np.array(c["quad"], np.float32) for c in cards]):
             _save_crop(img, dets[i][0], out / split / cards[j]["code"] / f"det_{p.stem}_{j:02d}.jpg")
             n += 1
@@ -92,7 +92,7 @@ def mine_negatives(scenes: str | Path, out: str | Path, model: str | Path | None
     rng = np.random.default_rng(seed)
     n = 0
     for p, gt, img, split in _scenes(scenes, limit, val_every, "mine negatives", progress):
-        found = [q for q, _ in find_boxes(det, img, info)]
+        found = [q for q, _ in find_boxes(det, img, info).boxes]
         (out / split / NOT_A_CARD).mkdir(parents=True, exist_ok=True)
         for j, q in enumerate(negative_quads(gt, found, rng)):
             _save_crop(img, q, out / split / NOT_A_CARD / f"neg_{scenes.name}_{p.stem}_{j:02d}.jpg")

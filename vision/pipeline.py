@@ -116,7 +116,7 @@ def _rank(ps: PhotoScore, ctx: PhotoContext) -> tuple[int, int, int, float]:
 
 def score_recognition(rec: Recognition, ctx: PhotoContext, repair_on: bool = True) -> PhotoScore:
     """Score the photo's cards as they lie (score_as_seen). When that is not a clean win and repairs are on,
-    one card more or less is tried: a box the detector half-saw (Recognition.spares) added, or a doubtful box
+    one card more or less is tried: a box the detector left out (Recognition.spares) added, or a doubtful box
     (a second box on a card read the same, or one kept only because the classifier was sure) left out. Taken
     only when that makes a clean legal win and every such change that does agrees on the total; reported as
     a repair (from/to ``none``), and a card left out stays on the photo marked ✗."""
@@ -179,8 +179,8 @@ def _one_card_more_or_less(rec: Recognition, ctx: PhotoContext) -> PhotoScore | 
                               "only without it is the hand a legal win (a second box on a card, or no card)")
     else:
         sp = ps.recognition.cards[ch.index]
-        ps.warnings.insert(0, f"{RECOUNT} added {sp.code} ({sp.confidence:.2f}), a card the detector was unsure of "
-                              f"({sp.det_score:.2f}): only with it is the hand a legal win")
+        ps.warnings.insert(0, f"{RECOUNT} added {sp.code} ({sp.confidence:.2f}), a box the detector had left out "
+                              f"(score {sp.det_score:.2f}: unsure, or overlapping another card): only with it is the hand a legal win")
     ps.repair.changes.insert(0, ch)
     return ps
 

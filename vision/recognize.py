@@ -60,8 +60,9 @@ class Recognition:
     cards: list[Card] = field(default_factory=list)
     timings_ms: dict[str, float] = field(default_factory=dict)
     model: str = ""
-    # boxes the detector was unsure of (below its thresholds), away from the cards, read as a card: what
-    # photo → hu may add when the hand is one card short (pipeline); not cards of the recognition
+    # boxes read as a card that did not count as cards: scored below the detector's thresholds and away from
+    # the cards, or confident but left out by NMS for overlapping a card (Found.crowded). What photo → hu may
+    # add when the hand is one card short (pipeline); not cards of the recognition
     spares: list[Card] = field(default_factory=list)
     det_conf: float = 0.0  # the detector score a box needed to count on its own (below it, the classifier vouched)
 
@@ -153,15 +154,19 @@ def decode(det_session, img: np.ndarray, imgsz: int, floor: float) -> RawBoxes:
     return RawBoxes(rects, scores[keep], r, left, top)
 
 
-def nms(raw: RawBoxes, conf: float, iou: float) -> list[tuple[np.ndarray, float]]:
-    """Boxes scored ≥ ``conf`` after rotated NMS at ``iou``, as (quad 4×2 in pixels of the image, score)."""
+def nms_index(raw: RawBoxes, conf: float, iou: float) -> list[int]:
+    """Indices of the raw boxes scored ≥ ``conf`` that rotated NMS at ``iou`` keeps, best first."""
     idx = [i for i in range(len(raw.scores)) if raw.scores[i] >= conf]
     if not idx:
         return []
     kept = cv2.dnn.NMSBoxesRotated([raw.rects[i] for i in idx], [float(raw.scores[i]) for i in idx], conf, iou)
+    return [idx[int(k)] for k in np.array(kept).reshape(-1)]
+
+
+def quads_of(raw: RawBoxes, index: list[int]) -> list[tuple[np.ndarray, float]]:
+    """The raw boxes ``index`` as (quad 4×2 in pixels of the image, score)."""
     res = []
-    for k in np.array(kept).reshape(-1):
-        i = idx[int(k)]
+    for i in index:
         q = cv2.boxPoints(raw.rects[i]).astype(np.float32)
         q[:, 0] = (q[:, 0] - raw.left) / raw.scale
         q[:, 1] = (q[:, 1] - raw.top) / raw.scale
@@ -169,9 +174,9 @@ def nms(raw: RawBoxes, conf: float, iou: float) -> list[tuple[np.ndarray, float]
     return res
 
 
-def detect(det_session, img: np.ndarray, imgsz: int, conf: float, iou: float) -> list[tuple[np.ndarray, float]]:
-    """Oriented boxes of cards in pixels of ``img``: list of (quad 4×2, score)."""
-    return nms(decode(det_session, img, imgsz, conf), conf, iou)
+def nms(raw: RawBoxes, conf: float, iou: float) -> list[tuple[np.ndarray, float]]:
+    """Boxes scored ≥ ``conf`` after rotated NMS at ``iou``, as (quad 4×2 in pixels of the image, score)."""
+    return quads_of(raw, nms_index(raw, conf, iou))
 
 
 def classify(cls_session, crops: list[np.ndarray], temperature: float) -> np.ndarray:
@@ -198,16 +203,20 @@ def recognize_array(img: np.ndarray, model: str | Path | None = None, top_k: int
     info = model_info(model)
     det_s, cls_s = _sessions(str(info.path))
     t0 = time.perf_counter()
-    dets = find_boxes(det_s, img, info)
+    found = find_boxes(det_s, img, info)
+    dets = found.boxes + found.crowded  # crowded boxes are read only to be offered as spares
     t1 = time.perf_counter()
     quads = [order_long_axis_vertical(q) for q, _ in dets]
     crops = [fold(rectify(img, q, ordered=True)) for q in quads]
     probs, p_none = faces_only(classify(cls_s, crops, info.temperature), info)
     face = p_none < NOT_A_CARD_P
-    keep = [k for k, (_, s) in enumerate(dets)
+    n = len(found.boxes)
+    keep = [k for k, (_, s) in enumerate(dets[:n])
             if face[k] and s >= min(info.conf, info.rescue_conf) and (s >= info.conf or probs[k].max() >= info.rescue_cls)]
-    spare = [k for k in range(len(dets)) if face[k] and k not in keep
+    spare = [k for k in range(n) if face[k] and k not in keep
              and all(quad_iou(dets[k][0], dets[j][0]) < SPARE_APART for j in keep)][:SPARES]
+    spare += [k for k in range(n, len(dets)) if face[k]
+              and all(quad_iou(dets[k][0], dets[j][0]) < CROWD_APART for j in keep)][:SPARES]
     spares = [_card(quads[k], dets[k][1], probs[k], info, top_k) for k in spare]
     dets, quads, probs = [dets[k] for k in keep], [quads[k] for k in keep], probs[keep]
     probs = _second_look(img, quads, probs, cls_s, info)
@@ -220,7 +229,8 @@ def recognize_array(img: np.ndarray, model: str | Path | None = None, top_k: int
 
 SPARE_CONF = 0.1  # boxes down to this score are read, to offer a card the detector half-saw (Recognition.spares)
 SPARE_APART = 0.3  # ... when they overlap no kept card by this quad IoU or more
-SPARES = 6  # ... the most likely few
+SPARES = 6  # ... the most likely few (and as many crowded boxes, Found.crowded)
+CROWD_APART = 0.7  # a crowded box is a spare when it overlaps no kept card by this quad IoU or more
 
 
 def _floor(info: ModelInfo) -> float:
@@ -229,11 +239,34 @@ def _floor(info: ModelInfo) -> float:
     return min(info.conf, info.rescue_conf, SPARE_CONF)
 
 
-def find_boxes(det_s, img: np.ndarray, info: ModelInfo) -> list[tuple[np.ndarray, float]]:
+@dataclass
+class Found:
+    """The detector's boxes in pixels of the photo, as (quad 4×2, score)."""
+
+    boxes: list[tuple[np.ndarray, float]]  # after NMS at the model's IoU, down to the lowest score read (_floor)
+    # scored ≥ CROWD_CONF and left out by that NMS only for overlapping a kept box (a looser NMS keeps them):
+    # in a tight stair or fan a card's own box can overlap its neighbour's that much
+    crowded: list[tuple[np.ndarray, float]] = field(default_factory=list)
+
+
+CROWD_CONF = 0.4  # crowded boxes: detector score at least this
+CROWD_IOU = 0.6  # ... kept by rotated NMS at this IoU (and not at the model's)
+
+
+def _look(det_s, img: np.ndarray, info: ModelInfo, off: tuple[int, int] = (0, 0)) -> Found:
+    """One pass of the detector over ``img`` (a part of the photo whose top-left corner is ``off``)."""
+    raw = decode(det_s, img, info.det_imgsz, _floor(info))
+    keep = nms_index(raw, _floor(info), info.iou)
+    crowded = [i for i in nms_index(raw, max(CROWD_CONF, _floor(info)), CROWD_IOU) if i not in set(keep)]
+    shift = np.array(off, np.float32)
+    return Found([(q + shift, sc) for q, sc in quads_of(raw, keep)], [(q + shift, sc) for q, sc in quads_of(raw, crowded)])
+
+
+def find_boxes(det_s, img: np.ndarray, info: ModelInfo) -> Found:
     """Every box the classifier will see, down to the lowest score read (``_floor``), through the second look
     at the cards' region when the model zooms: what recognize reads, and what training crops are cut at."""
-    dets = detect(det_s, img, info.det_imgsz, _floor(info), info.iou)
-    return _zoom_in(det_s, img, dets, info) if info.zoom else dets
+    found = _look(det_s, img, info)
+    return _zoom_in(det_s, img, found, info) if info.zoom else found
 
 
 def _card(quad: np.ndarray, det_score: float, p: np.ndarray, info: ModelInfo, top_k: int) -> Card:
@@ -245,13 +278,13 @@ def _card(quad: np.ndarray, det_score: float, p: np.ndarray, info: ModelInfo, to
 CARDS_ACROSS = 18  # the zoomed view is at least this many card widths across (cards trained at 1/15–1/40)
 
 
-def _zoom_in(det_s, img: np.ndarray, dets: list[tuple[np.ndarray, float]], info: ModelInfo) -> list[tuple[np.ndarray, float]]:
+def _zoom_in(det_s, img: np.ndarray, found: Found, info: ModelInfo) -> Found:
     """When the cards fill only part of the photo, look again at just that part: the detector then sees
     the cards larger (thin overlapped strips of a stair hand become findable). The region is the first
     pass's cards plus a card length around them, never so tight that cards look larger than in training."""
-    confident = [q for q, sc in dets if sc >= info.conf]
+    confident = [q for q, sc in found.boxes if sc >= info.conf]
     if not confident:
-        return dets
+        return found
     pts = np.concatenate(confident)
     # the detector's corners come in any order: a card's width and length are its short and long sides
     sides = np.sort([[np.linalg.norm(q[1] - q[0]), np.linalg.norm(q[2] - q[1])] for q in confident], axis=1)
@@ -264,12 +297,11 @@ def _zoom_in(det_s, img: np.ndarray, dets: list[tuple[np.ndarray, float]], info:
     x0, x1 = int(max(0, cx - side / 2)), int(min(w, cx + side / 2))
     y0, y1 = int(max(0, cy - side / 2)), int(min(h, cy + side / 2))
     if max(x1 - x0, y1 - y0) > max(w, h) / info.zoom:
-        return dets  # the cards already fill the photo
-    again = detect(det_s, img[y0:y1, x0:x1], info.det_imgsz, _floor(info), info.iou)
-    if sum(sc >= info.conf for _, sc in again) < len(confident):
-        return dets
-    off = np.array([x0, y0], np.float32)
-    return [(q + off, sc) for q, sc in again]
+        return found  # the cards already fill the photo
+    again = _look(det_s, img[y0:y1, x0:x1], info, (x0, y0))
+    if sum(sc >= info.conf for _, sc in again.boxes) < len(confident):
+        return found
+    return again
 
 
 UNSURE = 0.9  # a card read with less than this probability gets a second look
