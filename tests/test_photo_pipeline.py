@@ -146,6 +146,39 @@ def test_a_card_the_detector_half_saw_is_added_when_the_hand_is_one_short(hand_s
     assert done >= 3
 
 
+def test_two_cards_the_detector_left_out_are_added_together_never_one_card_twice(hand_scenes):
+    import itertools
+
+    from vision.geometry import quad_iou
+    from vision.recognize import NOT_A_CARD
+
+    done = 0
+    for gt in hand_scenes[:8]:
+        rec = _recognition_from_gt(gt)
+        quads = [np.array(c.quad, np.float32) for c in rec.cards]
+        hand = [i for i, g in enumerate(gt["cards"]) if g["group"] == "hand"]
+        a, b = next((a, b) for a, b in itertools.combinations(hand, 2) if quad_iou(quads[a], quads[b]) < 0.3)
+        missed = [rec.cards[a], rec.cards[b]]
+        rec.cards = [c for k, c in enumerate(rec.cards) if k not in (a, b)]
+        if score_recognition(rec, _ctx(gt), repair_on=False).result.is_win:
+            continue
+        rec.spares = [Card(m.code, 0.9, m.alternatives, m.quad, det_score=0.5) for m in missed]
+        ps = score_recognition(rec, _ctx(gt))
+        assert ps.result.total == gt["expected_total"]
+        assert len(ps.recognition.cards) == len(rec.cards) + 2
+        added = [ch for ch in ps.repair.changes if ch.old == NOT_A_CARD]
+        assert sorted(ch.new for ch in added) == sorted(m.code for m in missed)
+        assert any("added" in w and all(m.code in w for m in missed) for w in ps.warnings)
+        # the same box offered twice (two boxes on one card) is never added as two cards
+        twice = missed[0].quad
+        rec.spares = [Card(missed[0].code, 0.9, missed[0].alternatives, twice, det_score=0.5),
+                      Card(missed[0].code, 0.8, missed[0].alternatives, (np.array(twice) + 1.5).tolist(), det_score=0.45)]
+        again = score_recognition(rec, _ctx(gt))
+        assert sum(ch.old == NOT_A_CARD for ch in again.repair.changes) < 2
+        done += 1
+    assert done >= 3
+
+
 def test_score_cli_shows_the_card_added(hand_scenes, tmp_path, monkeypatch, capsys):
     import vision.recognize
     from app.cli import main

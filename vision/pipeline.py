@@ -6,6 +6,7 @@ What a photograph cannot show comes from the context (R9); every default taken i
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections import Counter
 from dataclasses import dataclass, field, replace
@@ -21,7 +22,7 @@ from scoring.score import ScoreResult
 
 from .geometry import quad_iou
 from .layout import TableLayout, apart_readings, split_table
-from .recognize import NOT_A_CARD, SPARES, Card, Recognition, recognize
+from .recognize import NOT_A_CARD, SPARE_APART, SPARES, Card, Recognition, recognize
 
 MIN_CARDS = 8
 
@@ -119,14 +120,15 @@ def score_recognition(rec: Recognition, ctx: PhotoContext, repair_on: bool = Tru
     one card more or less is tried: a box the detector left out (Recognition.spares) added, or a doubtful box
     (a second box on a card read the same, or one kept only because the classifier was sure) left out. Taken
     only when that makes a clean legal win and every such change that does agrees on the total; reported as
-    a repair (from/to ``none``), and a card left out stays on the photo marked ✗."""
+    a repair (from/to ``none``), and a card left out stays on the photo marked ✗. When no single change does,
+    two spares added together are tried the same way (_two_cards_more)."""
     error: PhotoError | None = None
     try:
         ps: PhotoScore | None = score_as_seen(rec, ctx, repair_on)
     except PhotoError as e:
         ps, error = None, e
     if repair_on and ctx.is_win and (ps is None or _rank(ps, ctx)[:2] != (0, 0)):
-        better = _one_card_more_or_less(rec, ctx)
+        better = _one_card_more_or_less(rec, ctx) or _two_cards_more(rec, ctx)
         if better is not None:
             return better
     if ps is None:
@@ -147,7 +149,7 @@ def _doubtful(rec: Recognition, conf: float) -> list[int]:
     return sorted(out, key=lambda i: cards[i].det_score)[:SPARES]
 
 
-RECOUNT = "repaired (one card more or less):"  # how those repairs are reported
+RECOUNT = "repaired (cards more or less):"  # how those repairs are reported
 TWICE = 0.2  # two boxes read the same overlapping by this quad IoU may be one card boxed twice
 
 
@@ -178,10 +180,44 @@ def _one_card_more_or_less(rec: Recognition, ctx: PhotoContext) -> PhotoScore | 
         ps.warnings.insert(0, f"{RECOUNT} left out the box read as {dropped.code} (detector {dropped.det_score:.2f}): "
                               "only without it is the hand a legal win (a second box on a card, or no card)")
     else:
-        sp = ps.recognition.cards[ch.index]
-        ps.warnings.insert(0, f"{RECOUNT} added {sp.code} ({sp.confidence:.2f}), a box the detector had left out "
-                              f"(score {sp.det_score:.2f}: unsure, or overlapping another card): only with it is the hand a legal win")
+        _report_added(ps, [ch])
     ps.repair.changes.insert(0, ch)
+    return ps
+
+
+def _report_added(ps: PhotoScore, changes: list[Change]) -> None:
+    added = [ps.recognition.cards[ch.index] for ch in changes]
+    what = " and ".join(f"{c.code} ({c.confidence:.2f}, score {c.det_score:.2f})" for c in added)
+    ps.warnings.insert(0, f"{RECOUNT} added {what}, {'a box' if len(added) == 1 else 'boxes'} the detector had left out "
+                          f"(unsure, or overlapping another card): only with {'it' if len(added) == 1 else 'them'} "
+                          "is the hand a legal win")
+
+
+SPARE_PAIRS = 8  # two cards more: pairs among this many spares, the most confident first
+
+
+def _two_cards_more(rec: Recognition, ctx: PhotoContext) -> PhotoScore | None:
+    """Two of the spares added together (a tight stair or fan often hides two cards): taken, as one card more
+    is, only when that makes a clean legal win and every pair that does agrees on the total."""
+    spares = sorted(rec.spares, key=lambda c: -c.confidence)[:SPARE_PAIRS]
+    quads = [np.array(c.quad, np.float32) for c in spares]
+    wins = []
+    for a, b in itertools.combinations(range(len(spares)), 2):
+        if quad_iou(quads[a], quads[b]) >= SPARE_APART:
+            continue  # two boxes on one card
+        try:
+            ps = score_as_seen(replace(rec, cards=[*rec.cards, spares[a], spares[b]], spares=[]), ctx, repair_on=False)
+        except PhotoError:
+            continue
+        if ps.result is not None and ps.result.is_win and not ps.layout.ignored:
+            wins.append((spares[a].confidence * spares[b].confidence, ps))
+    if not wins or len({ps.result.total for _, ps in wins}) > 1:
+        return None
+    _, ps = max(wins, key=lambda w: w[0])
+    n = len(rec.cards)
+    changes = [Change(n + k, NOT_A_CARD, c.code, 1 - c.det_score, c.confidence) for k, c in enumerate(ps.recognition.cards[n:])]
+    _report_added(ps, changes)
+    ps.repair.changes[:0] = changes
     return ps
 
 
