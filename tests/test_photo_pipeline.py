@@ -169,6 +169,8 @@ def test_two_cards_the_detector_left_out_are_added_together_never_one_card_twice
         added = [ch for ch in ps.repair.changes if ch.old == NOT_A_CARD]
         assert sorted(ch.new for ch in added) == sorted(m.code for m in missed)
         assert any("added" in w and all(m.code in w for m in missed) for w in ps.warnings)
+        assert [t for t in ps.card_tags()[0] if t.startswith("+")] == [ps.card_tags()[0][ch.index] for ch in added]
+        assert len(added) == 2  # both drawn with + on the annotated photo
         # the same box offered twice (two boxes on one card) is never added as two cards
         twice = missed[0].quad
         rec.spares = [Card(missed[0].code, 0.9, missed[0].alternatives, twice, det_score=0.5),

@@ -97,13 +97,15 @@ class PhotoScore:
 
 
     def card_tags(self) -> tuple[list[str], list[int]]:
-        """Per card a label (将 / 碰 / ✗ not a card, then the Chinese name, ? when unsure) and a colour group
-        (0 hand, 1 将, 2… each declared group, 9 left out), for annotated photos."""
+        """Per card a label (+ a box the detector had left out, added by a repair; 将 / 碰 / ✗ not a card; then the
+        Chinese name, ? when unsure) and a colour group (0 hand, 1 将, 2… each declared group, 9 left out), for
+        annotated photos."""
         labels, groups = [], []
+        added = {ch.index for ch in self.repair.changes if ch.old == NOT_A_CARD}
         for i, c in enumerate(self.recognition.cards):
             role = self.role(i)
             tag = {"jiang": "将", "ignored": "✗"}.get(role, "碰" if role.startswith("meld") else "")
-            labels.append(f"{tag}{c.name_zh}" + ("?" if c.confidence < 0.8 else ""))
+            labels.append(("+" if i in added else "") + f"{tag}{c.name_zh}" + ("?" if c.confidence < 0.8 else ""))
             groups.append(2 + int(role.split(":")[1]) if role.startswith("meld") else {"hand": 0, "jiang": 1, "ignored": 9}[role])
         return labels, groups
 
