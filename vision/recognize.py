@@ -62,7 +62,7 @@ class Recognition:
     model: str = ""
     # boxes read as a card that did not count as cards: scored below the detector's thresholds and away from
     # the cards, or confident but left out by NMS for overlapping a card (Found.crowded). What photo → hu may
-    # add when the hand is one card short (pipeline); not cards of the recognition
+    # add when the hand is a card or two short (pipeline); not cards of the recognition
     spares: list[Card] = field(default_factory=list)
     det_conf: float = 0.0  # the detector score a box needed to count on its own (below it, the classifier vouched)
 
@@ -257,7 +257,8 @@ def _look(det_s, img: np.ndarray, info: ModelInfo, off: tuple[int, int] = (0, 0)
     """One pass of the detector over ``img`` (a part of the photo whose top-left corner is ``off``)."""
     raw = decode(det_s, img, info.det_imgsz, _floor(info))
     keep = nms_index(raw, _floor(info), info.iou)
-    crowded = [i for i in nms_index(raw, max(CROWD_CONF, _floor(info)), CROWD_IOU) if i not in set(keep)]
+    kept = set(keep)
+    crowded = [i for i in nms_index(raw, max(CROWD_CONF, _floor(info)), CROWD_IOU) if i not in kept]
     shift = np.array(off, np.float32)
     return Found([(q + shift, sc) for q, sc in quads_of(raw, keep)], [(q + shift, sc) for q, sc in quads_of(raw, crowded)])
 
