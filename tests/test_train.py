@@ -129,3 +129,25 @@ def test_train_cli_bad_repeat(tiny, capsys, args, needle):
 
     assert main(["train", "classify", "--data", str(tiny / "cls"), *args]) == 2
     assert needle in capsys.readouterr().err
+
+
+def test_train_cli_passes_the_schedule_and_mosaic_off(tiny, monkeypatch, capsys, tmp_path):
+    import vision.train as train
+    from app.cli import main
+
+    seen = {}
+
+    def fake(data, **kw):
+        seen.update(kw, data=data)
+        return tmp_path
+
+    monkeypatch.setattr(train, "train_detect", fake)
+    data = str(tiny / "det" / "dataset.yaml")
+    assert main(["train", "detect", "--data", data, "--epochs", "4", "--lr0", "0.0005", "--lrf", "0.05",
+                 "--warmup", "0.1", "--no-mosaic"]) == 0
+    assert seen["data"] == data and seen["epochs"] == 4
+    assert seen["extra"] == {"lr0": 0.0005, "lrf": 0.05, "warmup_epochs": 0.1, "mosaic": 0.0}
+    seen.clear()
+    assert main(["train", "detect", "--data", data]) == 0 and "extra" not in seen
+    assert main(["train", "classify", "--data", str(tiny / "cls"), "--no-mosaic"]) == 2
+    assert "--no-mosaic is for detect" in capsys.readouterr().err

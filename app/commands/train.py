@@ -18,8 +18,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--batch", type=int, default=None)
     p.add_argument("--name", default=None, help="run name under runs/ (default: detect or classify)")
     p.add_argument("--resume", action="store_true", help="continue the run's last checkpoint")
-    p.add_argument("--weights", help="start from these weights (e.g. models/changpai-v3/detector.pt) instead of the model YAML")
+    p.add_argument("--weights", help="start from these weights (e.g. models/changpai-v4/detector.pt) instead of the model YAML")
     p.add_argument("--lr0", type=float, help="initial learning rate (fine-tuning from --weights defaults to 0.001)")
+    p.add_argument("--lrf", type=float, help="final learning rate as a fraction of --lr0 (default 0.01)")
+    p.add_argument("--warmup", type=float, help="warm-up epochs (fine-tuning defaults to 0.3)")
+    p.add_argument("--no-mosaic", action="store_true", help="detect: no mosaic augmentation in any epoch (by default "
+                   "it stops 2 epochs before the end)")
     p.add_argument("--device", default="cpu", help="cpu, or a CUDA device index such as 0")
     p.add_argument("--workers", type=int, default=2, help="data-loading workers")
     p.add_argument("--release", metavar="NAME", help="after training, export ONNX and write models/NAME with a model card")
@@ -50,8 +54,13 @@ def run(args: argparse.Namespace) -> int:
     kw = {k: v for k, v in dict(epochs=args.epochs, imgsz=args.imgsz, batch=args.batch).items() if v is not None}
     if args.weights:
         kw["model"] = args.weights
-    if args.lr0:
-        kw["extra"] = {"lr0": args.lr0}
+    extra = {k: v for k, v in dict(lr0=args.lr0, lrf=args.lrf, warmup_epochs=args.warmup).items() if v is not None}
+    if args.no_mosaic:
+        if args.what != "detect":
+            raise UserError("--no-mosaic is for detect (the classifier trains on single crops).")
+        extra["mosaic"] = 0.0
+    if extra:
+        kw["extra"] = extra
     fit = train.train_detect if args.what == "detect" else train.train_classify
     try:
         run_dir = fit(data, name=name, resume=args.resume, device=args.device, workers=args.workers, **kw)
