@@ -164,14 +164,7 @@ def _one_card_more_or_less(rec: Recognition, ctx: PhotoContext) -> PhotoScore | 
         c = rec.cards[i]
         tries.append((Change(i, c.code, NOT_A_CARD, c.confidence, 1 - c.det_score),
                       replace(rec, cards=[k for j, k in enumerate(rec.cards) if j != i], spares=[]), c))
-    wins = []
-    for ch, r2, dropped in tries:
-        try:
-            ps = score_as_seen(r2, ctx, repair_on=False)  # one change at a time: no code repairs on top
-        except PhotoError:
-            continue
-        if ps.result is not None and ps.result.is_win and not ps.layout.ignored:
-            wins.append((ch, ps, dropped))
+    wins = [(ch, ps, dropped) for ch, r2, dropped in tries if (ps := _clean_win(r2, ctx)) is not None]
     if not wins or len({ps.result.total for _, ps, _ in wins}) > 1:
         return None  # nothing, or several explanations with different totals: not clearly one
     ch, ps, dropped = max(wins, key=lambda w: w[0].p_new)
@@ -185,6 +178,16 @@ def _one_card_more_or_less(rec: Recognition, ctx: PhotoContext) -> PhotoScore | 
         _report_added(ps, [ch])
     ps.repair.changes.insert(0, ch)
     return ps
+
+
+def _clean_win(rec: Recognition, ctx: PhotoContext) -> PhotoScore | None:
+    """The cards of ``rec`` scored as they lie, when that is a legal win with nothing left out (no code repairs
+    on top: one change at a time)."""
+    try:
+        ps = score_as_seen(rec, ctx, repair_on=False)
+    except PhotoError:
+        return None
+    return ps if ps.result is not None and ps.result.is_win and not ps.layout.ignored else None
 
 
 def _report_added(ps: PhotoScore, changes: list[Change]) -> None:
@@ -207,11 +210,8 @@ def _two_cards_more(rec: Recognition, ctx: PhotoContext) -> PhotoScore | None:
     for a, b in itertools.combinations(range(len(spares)), 2):
         if quad_iou(quads[a], quads[b]) >= SPARE_APART:
             continue  # two boxes on one card
-        try:
-            ps = score_as_seen(replace(rec, cards=[*rec.cards, spares[a], spares[b]], spares=[]), ctx, repair_on=False)
-        except PhotoError:
-            continue
-        if ps.result is not None and ps.result.is_win and not ps.layout.ignored:
+        ps = _clean_win(replace(rec, cards=[*rec.cards, spares[a], spares[b]], spares=[]), ctx)
+        if ps is not None:
             wins.append((spares[a].confidence * spares[b].confidence, ps))
     if not wins or len({ps.result.total for _, ps in wins}) > 1:
         return None
