@@ -298,3 +298,59 @@ def test_random_context_round_trip():
     d = random_winning_hand(rng)
     ctx = PhotoContext.from_hand_file(d)
     assert ctx.win == d["win"]["card"] and ctx.jiang == d["jiang"]
+
+
+def test_a_box_across_two_cards_is_left_out_while_a_missed_card_is_added(hand_scenes):
+    """Two changes at once: the detector boxed the gap between two cards (read unsure) and missed a card."""
+    from vision.recognize import NOT_A_CARD, UNSURE
+
+    done = 0
+    for gt in hand_scenes:
+        rec = _recognition_from_gt(gt)
+        for c in rec.cards:
+            c.det_score = 0.9
+        hand = [i for i, g in enumerate(gt["cards"]) if g["group"] == "hand"]
+        missed = rec.cards[hand[-1]]
+        a, b = rec.cards[hand[0]], rec.cards[hand[1]]
+        across = ((np.array(a.quad) + np.array(b.quad)) / 2).tolist()  # a box over half of each
+        rec.cards = [c for k, c in enumerate(rec.cards) if k != hand[-1]]
+        rec.cards.append(Card("9w", UNSURE - 0.3, [("9w", UNSURE - 0.3), (a.code, 0.3)], across, det_score=0.7))
+        rec.spares = [Card(missed.code, 0.95, missed.alternatives, missed.quad, det_score=0.4)]
+        with_it = Recognition(rec.width, rec.height, [*rec.cards, rec.spares[0]])
+        if any(score_recognition(r, _ctx(gt), repair_on=False).result.is_win for r in (rec, with_it)):
+            continue  # one change or none already makes a win (the fewest changes are taken)
+        ps = score_recognition(rec, _ctx(gt))
+        if not ps.repair.changes:
+            continue  # another pair of changes also wins with another total: nothing is applied
+        assert ps.result.total == gt["expected_total"]
+        assert sorted((ch.old, ch.new) for ch in ps.repair.changes) == sorted([(NOT_A_CARD, missed.code), ("9w", NOT_A_CARD)])
+        tags = ps.card_tags()[0]
+        assert tags[-1].startswith("✗") and any(t.startswith("+") for t in tags)
+        assert any("left out" in w for w in ps.warnings) and any("added" in w for w in ps.warnings)
+        done += 1
+    assert done >= 3
+
+
+def test_edge_distances_and_crossing_cards_cluster():
+    from vision.layout import clusters, edge_distances, quad_distance
+
+    def seg(p, a, b):
+        t = np.clip(np.dot(p - a, b - a) / np.dot(b - a, b - a), 0, 1)
+        return np.linalg.norm(p - (a + t * (b - a)))
+
+    rng = np.random.default_rng(3)
+    q = rng.uniform(0, 100, (6, 4, 2))
+    d = edge_distances(q)
+    for i in range(6):
+        for j in range(6):
+            if i != j:
+                brute = min(min(seg(p, y[k], y[(k + 1) % 4]) for p in x for k in range(4)) for x, y in ((q[i], q[j]), (q[j], q[i])))
+                assert d[i, j] == pytest.approx(brute)
+    def rect(cx, cy, w, h):
+        return [[cx - w / 2, cy - h / 2], [cx + w / 2, cy - h / 2], [cx + w / 2, cy + h / 2], [cx - w / 2, cy + h / 2]]
+    # two cards crossing like a plus sign: no corner is near the other's edges, yet they touch
+    up, across = np.array(rect(100, 100, 20, 140), np.float32), np.array(rect(100, 100, 140, 20), np.float32)
+    assert edge_distances(np.stack([up, across]))[0, 1] > 40 and quad_distance(up, across) == 0
+    far = rect(400, 100, 20, 140)
+    cards = [Card("1t", 0.9, [], up.tolist()), Card("2t", 0.9, [], rect(100, 100, 140, 20)), Card("3t", 0.9, [], far)]
+    assert clusters(cards) == [[0, 1], [2]]

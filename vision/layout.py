@@ -21,31 +21,38 @@ class TableLayout:
     ignored: list[int] = field(default_factory=list)  # objects apart taken for something other than cards
 
 
-def _seg_dist(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
+def edge_distances(quads: np.ndarray) -> np.ndarray:
+    """(n, n) edge-to-edge distances of n quads (n × 4 × 2) as the nearest corner of one to an edge of the
+    other, either way round; quads that overlap without a corner near the other's edge (two cards crossing)
+    are not told apart here (``clusters`` checks those)."""
+    q = np.asarray(quads, np.float64)
+    a, b = q, np.roll(q, -1, axis=1)  # edges a→b of every quad: (n, 4, 2)
     ab = b - a
-    t = float(np.clip(np.dot(p - a, ab) / max(np.dot(ab, ab), 1e-9), 0, 1))
-    return float(np.linalg.norm(p - (a + t * ab)))
+    p = q[:, None, :, None, :]  # corners of quad i: (n, 1, 4, 1, 2)
+    ap = p - a[None, :, None, :, :]  # to the start of each edge of quad j: (n, n, 4, 4, 2)
+    t = np.clip((ap * ab[None, :, None]).sum(-1) / np.maximum((ab * ab).sum(-1), 1e-9)[None, :, None], 0, 1)
+    d = np.linalg.norm(ap - t[..., None] * ab[None, :, None], axis=-1).min(axis=(2, 3))
+    return np.minimum(d, d.T)
 
 
 def quad_distance(a: np.ndarray, b: np.ndarray) -> float:
     """Edge-to-edge distance of two convex quads (0 when they overlap)."""
     import cv2
 
-    inter, _ = cv2.intersectConvexConvex(a.astype(np.float32), b.astype(np.float32))
-    if inter > 0:
-        return 0.0
-    d = min(_seg_dist(p, q[i], q[(i + 1) % 4]) for p, q in ((pa, b) for pa in a) for i in range(4))
-    d2 = min(_seg_dist(p, q[i], q[(i + 1) % 4]) for p, q in ((pb, a) for pb in b) for i in range(4))
-    return min(d, d2)
+    inter, _ = cv2.intersectConvexConvex(np.asarray(a, np.float32), np.asarray(b, np.float32))
+    return 0.0 if inter > 0 else float(edge_distances(np.stack([a, b]))[0, 1])
 
 
 def clusters(cards: list[Card], gap: float = 0.45) -> list[list[int]]:
     """Groups of cards whose edges are closer than ``gap`` card widths (connected components)."""
+    import cv2
+
     n = len(cards)
     if n == 0:
         return []
-    quads = [np.array(c.quad, np.float32) for c in cards]
-    width = float(np.median([np.linalg.norm(q[1] - q[0]) for q in quads]))
+    quads = np.array([c.quad for c in cards], np.float32)
+    width = float(np.median(np.linalg.norm(quads[:, 1] - quads[:, 0], axis=1)))
+    length = float(np.median(np.linalg.norm(quads[:, 3] - quads[:, 0], axis=1)))
     parent = list(range(n))
 
     def find(i: int) -> int:
@@ -54,14 +61,12 @@ def clusters(cards: list[Card], gap: float = 0.45) -> list[list[int]]:
             i = parent[i]
         return i
 
-    ctr = [q.mean(0) for q in quads]
-    length = float(np.median([np.linalg.norm(q[3] - q[0]) for q in quads]))
-    for i in range(n):
-        for j in range(i + 1, n):
-            if np.linalg.norm(ctr[i] - ctr[j]) > length + width * (1 + gap):
-                continue
-            if quad_distance(quads[i], quads[j]) <= gap * width:
-                parent[find(i)] = find(j)
+    ctr = quads.mean(1)
+    near = np.linalg.norm(ctr[:, None] - ctr[None], axis=-1) <= length + width * (1 + gap)
+    close = edge_distances(quads) <= gap * width
+    for i, j in zip(*np.nonzero(np.triu(near, 1)), strict=True):
+        if close[i, j] or cv2.intersectConvexConvex(quads[i], quads[j])[0] > 0:
+            parent[find(int(i))] = find(int(j))
     groups: dict[int, list[int]] = {}
     for i in range(n):
         groups.setdefault(find(i), []).append(i)

@@ -22,7 +22,7 @@ from scoring.score import ScoreResult
 
 from .geometry import quad_iou
 from .layout import TableLayout, apart_readings, split_table
-from .recognize import NOT_A_CARD, SPARE_APART, SPARES, Card, Recognition, recognize
+from .recognize import NOT_A_CARD, SPARE_APART, SPARES, UNSURE, Card, Recognition, recognize
 
 MIN_CARDS = 8
 
@@ -130,7 +130,7 @@ def score_recognition(rec: Recognition, ctx: PhotoContext, repair_on: bool = Tru
     except PhotoError as e:
         ps, error = None, e
     if repair_on and ctx.is_win and (ps is None or _rank(ps, ctx)[:2] != (0, 0)):
-        better = _one_card_more_or_less(rec, ctx) or _two_cards_more(rec, ctx)
+        better = _recount(rec, ctx)
         if better is not None:
             return better
     if ps is None:
@@ -140,9 +140,10 @@ def score_recognition(rec: Recognition, ctx: PhotoContext, repair_on: bool = Tru
 
 def _doubtful(rec: Recognition, conf: float) -> list[int]:
     """Cards that may be no card of their own: kept only on the classifier's word (detector score below
-    ``conf``), or the less sure of two boxes read the same that overlap (one card boxed twice)."""
+    ``conf``), the less sure of two boxes read the same that overlap (one card boxed twice), or read with
+    little confidence (a box across two cards reads as neither)."""
     cards = rec.cards
-    out = {i for i, c in enumerate(cards) if c.det_score < conf}
+    out = {i for i, c in enumerate(cards) if c.det_score < conf or c.confidence < UNSURE}
     quads = [np.array(c.quad, np.float32) for c in cards]
     for i in range(len(cards)):
         for j in range(i + 1, len(cards)):
@@ -155,28 +156,70 @@ RECOUNT = "repaired (cards more or less):"  # how those repairs are reported
 TWICE = 0.2  # two boxes read the same overlapping by this quad IoU may be one card boxed twice
 
 
-def _one_card_more_or_less(rec: Recognition, ctx: PhotoContext) -> PhotoScore | None:
-    tries: list[tuple[Change, Recognition, Card | None]] = []
-    for sp in rec.spares:
-        tries.append((Change(len(rec.cards), NOT_A_CARD, sp.code, 1 - sp.det_score, sp.confidence),
-                      replace(rec, cards=[*rec.cards, sp], spares=[]), None))
-    for i in _doubtful(rec, rec.det_conf):
-        c = rec.cards[i]
-        tries.append((Change(i, c.code, NOT_A_CARD, c.confidence, 1 - c.det_score),
-                      replace(rec, cards=[k for j, k in enumerate(rec.cards) if j != i], spares=[]), c))
-    wins = [(ch, ps, dropped) for ch, r2, dropped in tries if (ps := _clean_win(r2, ctx)) is not None]
-    if not wins or len({ps.result.total for _, ps, _ in wins}) > 1:
-        return None  # nothing, or several explanations with different totals: not clearly one
-    ch, ps, dropped = max(wins, key=lambda w: w[0].p_new)
-    if dropped is not None:  # the box stays on the photo, marked as not a card
-        ps.recognition.cards.append(dropped)
-        ps.layout.ignored.append(len(ps.recognition.cards) - 1)
-        ch = replace(ch, index=len(ps.recognition.cards) - 1)
-        ps.warnings.insert(0, f"{RECOUNT} left out the box read as {dropped.code} (detector {dropped.det_score:.2f}): "
-                              "only without it is the hand a legal win (a second box on a card, or no card)")
-    else:
-        _report_added(ps, [ch])
-    ps.repair.changes.insert(0, ch)
+@dataclass(frozen=True)
+class _Move:
+    """One change to the cards seen: a spare added (``card``) or a doubtful card left out (``index``)."""
+
+    p: float  # how likely the change is right: the spare's reading, or 1 - the left-out box's detector score
+    card: Card | None = None
+    index: int = -1
+
+
+def _moves(rec: Recognition, ctx: PhotoContext, most: int | None = None) -> list[_Move]:
+    spares = sorted(rec.spares, key=lambda c: -c.confidence)[:most]
+    return [_Move(c.confidence, card=c) for c in spares] + \
+        [_Move(1 - rec.cards[i].det_score, index=i) for i in _doubtful(rec, rec.det_conf)]
+
+
+def _compatible(moves: tuple[_Move, ...]) -> bool:
+    """Never two spares on one card (their quads overlap by SPARE_APART or more)."""
+    added = [np.array(m.card.quad, np.float32) for m in moves if m.card is not None]
+    return all(quad_iou(a, b) < SPARE_APART for a, b in itertools.combinations(added, 2))
+
+
+def _recount(rec: Recognition, ctx: PhotoContext) -> PhotoScore | None:
+    """The fewest changes to the cards seen (one, else two: spares added, doubtful cards left out) that make a
+    clean legal win, taken only when every such set of changes agrees on the total; the likeliest is reported."""
+    for size, most in ((1, None), (2, SPARE_PAIRS)):
+        wins = []
+        for moves in itertools.combinations(_moves(rec, ctx, most), size):
+            if not _compatible(moves):
+                continue
+            out = {m.index for m in moves}
+            cards = [c for i, c in enumerate(rec.cards) if i not in out] + [m.card for m in moves if m.card is not None]
+            ps = _clean_win(replace(rec, cards=cards, spares=[]), ctx)
+            if ps is not None:
+                wins.append((float(np.prod([m.p for m in moves])), moves, ps))
+        if wins:
+            if len({ps.result.total for _, _, ps in wins}) > 1:
+                return None  # several explanations with different totals: not clearly one
+            _, moves, ps = max(wins, key=lambda w: w[0])
+            return _report(ps, rec, moves)
+    return None
+
+
+def _report(ps: PhotoScore, rec: Recognition, moves: tuple[_Move, ...]) -> PhotoScore:
+    """Record the changes as repairs (from/to ``none``) with one warning each for cards added and left out; a
+    card left out stays on the photo, marked as not a card."""
+    cards = ps.recognition.cards
+    n_added = sum(m.card is not None for m in moves)
+    first_added = len(cards) - n_added
+    added = [Change(first_added + k, NOT_A_CARD, c.code, 1 - c.det_score, c.confidence)
+             for k, c in enumerate(cards[first_added:])]
+    dropped = []
+    for m in moves:
+        if m.card is None:
+            c = rec.cards[m.index]
+            cards.append(c)
+            ps.layout.ignored.append(len(cards) - 1)
+            dropped.append(Change(len(cards) - 1, c.code, NOT_A_CARD, c.confidence, 1 - c.det_score))
+    if dropped:
+        what = " and ".join(f"the box read as {cards[ch.index].code} (detector {cards[ch.index].det_score:.2f})" for ch in dropped)
+        ps.warnings.insert(0, f"{RECOUNT} left out {what}: only without {'it' if len(dropped) == 1 else 'them'} is the "
+                              "hand a legal win (a second box on a card, a box across two cards, or no card)")
+    if added:
+        _report_added(ps, added)
+    ps.repair.changes[:0] = added + dropped
     return ps
 
 
@@ -198,29 +241,7 @@ def _report_added(ps: PhotoScore, changes: list[Change]) -> None:
                           "is the hand a legal win")
 
 
-SPARE_PAIRS = 8  # two cards more: pairs among this many spares, the most confident first
-
-
-def _two_cards_more(rec: Recognition, ctx: PhotoContext) -> PhotoScore | None:
-    """Two of the spares added together (a tight stair or fan often hides two cards): taken, as one card more
-    is, only when that makes a clean legal win and every pair that does agrees on the total."""
-    spares = sorted(rec.spares, key=lambda c: -c.confidence)[:SPARE_PAIRS]
-    quads = [np.array(c.quad, np.float32) for c in spares]
-    wins = []
-    for a, b in itertools.combinations(range(len(spares)), 2):
-        if quad_iou(quads[a], quads[b]) >= SPARE_APART:
-            continue  # two boxes on one card
-        ps = _clean_win(replace(rec, cards=[*rec.cards, spares[a], spares[b]], spares=[]), ctx)
-        if ps is not None:
-            wins.append((spares[a].confidence * spares[b].confidence, ps))
-    if not wins or len({ps.result.total for _, ps in wins}) > 1:
-        return None
-    _, ps = max(wins, key=lambda w: w[0])
-    n = len(rec.cards)
-    changes = [Change(n + k, NOT_A_CARD, c.code, 1 - c.det_score, c.confidence) for k, c in enumerate(ps.recognition.cards[n:])]
-    _report_added(ps, changes)
-    ps.repair.changes[:0] = changes
-    return ps
+SPARE_PAIRS = 8  # two changes: among this many spares, the most confident first (and every doubtful card)
 
 
 def score_as_seen(rec: Recognition, ctx: PhotoContext, repair_on: bool = True) -> PhotoScore:
