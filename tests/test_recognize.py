@@ -263,3 +263,4 @@ def test_boxes_left_out_only_for_overlapping_a_kept_box_are_offered_as_crowded()
     assert centres == [200, 500]
     assert [round(float(q[:, 0].mean())) for q, _ in found.crowded] == [216]
     assert found.crowded[0][1] == pytest.approx(0.8)
+

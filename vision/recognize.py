@@ -121,15 +121,13 @@ def _sessions(path: str):
     return det, cls
 
 
-def letterbox(img: np.ndarray, size: int | tuple[int, int]) -> tuple[np.ndarray, float, tuple[int, int]]:
-    """``img`` scaled to fit ``size`` (a side, or (width, height)) and padded grey to it."""
-    tw, th = (size, size) if isinstance(size, int) else size
+def letterbox(img: np.ndarray, size: int) -> tuple[np.ndarray, float, tuple[int, int]]:
     h, w = img.shape[:2]
-    r = min(th / h, tw / w)
+    r = min(size / h, size / w)
     nw, nh = int(round(w * r)), int(round(h * r))
-    resized = cv2.resize(img, (nw, nh), interpolation=cv2.INTER_AREA if r < 1 else cv2.INTER_LINEAR)
-    top, left = (th - nh) // 2, (tw - nw) // 2
-    out = np.full((th, tw, 3), 114, np.uint8)
+    resized = cv2.resize(img, (nw, nh), interpolation=cv2.INTER_AREA)
+    top, left = (size - nh) // 2, (size - nw) // 2
+    out = np.full((size, size, 3), 114, np.uint8)
     out[top:top + nh, left:left + nw] = resized
     return out, r, (left, top)
 
@@ -145,7 +143,7 @@ class RawBoxes:
     top: int
 
 
-def decode(det_session, img: np.ndarray, imgsz: int | tuple[int, int], floor: float) -> RawBoxes:
+def decode(det_session, img: np.ndarray, imgsz: int, floor: float) -> RawBoxes:
     lb, r, (left, top) = letterbox(img, imgsz)
     x = lb[:, :, ::-1].transpose(2, 0, 1)[None].astype(np.float32) / 255
     out = det_session.run(None, {det_session.get_inputs()[0].name: x})[0][0]  # (4 + nc + 1, N)
@@ -255,10 +253,9 @@ CROWD_CONF = 0.4  # crowded boxes: detector score at least this
 CROWD_IOU = 0.6  # ... kept by rotated NMS at this IoU (and not at the model's)
 
 
-def _look(det_s, img: np.ndarray, info: ModelInfo, off: tuple[int, int] = (0, 0), size: tuple[int, int] | None = None) -> Found:
-    """One pass of the detector over ``img`` (a part of the photo whose top-left corner is ``off``), at the
-    detector's square input size or at ``size`` (width, height) for a detector that takes any."""
-    raw = decode(det_s, img, size or info.det_imgsz, _floor(info))
+def _look(det_s, img: np.ndarray, info: ModelInfo, off: tuple[int, int] = (0, 0)) -> Found:
+    """One pass of the detector over ``img`` (a part of the photo whose top-left corner is ``off``)."""
+    raw = decode(det_s, img, info.det_imgsz, _floor(info))
     keep = nms_index(raw, _floor(info), info.iou)
     kept = set(keep)
     crowded = [i for i in nms_index(raw, max(CROWD_CONF, _floor(info)), CROWD_IOU) if i not in kept]
@@ -280,20 +277,12 @@ def _card(quad: np.ndarray, det_score: float, p: np.ndarray, info: ModelInfo, to
 
 
 CARDS_ACROSS = 18  # the zoomed view is at least this many card widths across (cards trained at 1/15–1/40)
-ZOOM_AREA = 1.0  # a detector that takes any size sees the zoomed region in at most this many times its square input's pixels
-
-
-def _any_size(det_s) -> bool:
-    """Whether the detector takes inputs of any size (exported with dynamic axes)."""
-    return all(isinstance(d, str) or d is None for d in det_s.get_inputs()[0].shape[2:])
 
 
 def _zoom_in(det_s, img: np.ndarray, found: Found, info: ModelInfo) -> Found:
     """When the cards fill only part of the photo, look again at just that part: the detector then sees
     the cards larger (thin overlapped strips of a stair hand become findable). The region is the first
-    pass's cards plus a card length around them, never so tight that cards look larger than in training.
-    A detector that takes any input size sees the region at its own shape (a long row of cards is wide
-    and low), no more pixels than its square input: the cards come out larger than in a square."""
+    pass's cards plus a card length around them, never so tight that cards look larger than in training."""
     confident = [q for q, sc in found.boxes if sc >= info.conf]
     if not confident:
         return found
@@ -301,27 +290,16 @@ def _zoom_in(det_s, img: np.ndarray, found: Found, info: ModelInfo) -> Found:
     # the detector's corners come in any order: a card's width and length are its short and long sides
     sides = np.sort([[np.linalg.norm(q[1] - q[0]), np.linalg.norm(q[2] - q[1])] for q in confident], axis=1)
     width, length = (float(v) for v in np.median(sides, axis=0))
-    card = max(width, length / CARD_ASPECT)  # a card's width in the photo
     h, w = img.shape[:2]
     x0, y0 = pts.min(0) - max(width, length)
     x1, y1 = pts.max(0) + max(width, length)
+    side = max(x1 - x0, y1 - y0, CARDS_ACROSS * max(width, length / CARD_ASPECT))
     cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
-    if _any_size(det_s):
-        # as large as training allows (CARDS_ACROSS per input side), within the square input's pixels
-        s = min(info.det_imgsz / (CARDS_ACROSS * card), ZOOM_AREA ** 0.5 * info.det_imgsz / np.sqrt((x1 - x0) * (y1 - y0)))
-        half_w, half_h = max(x1 - x0, 96 / s) / 2, max(y1 - y0, 96 / s) / 2
-    else:
-        half_w = half_h = max(x1 - x0, y1 - y0, CARDS_ACROSS * card) / 2
-    x0, x1 = int(max(0, cx - half_w)), int(min(w, cx + half_w))
-    y0, y1 = int(max(0, cy - half_h)), int(min(h, cy + half_h))
-    if _any_size(det_s):
-        size = (int(np.ceil((x1 - x0) * s / 32) * 32), int(np.ceil((y1 - y0) * s / 32) * 32))
-        scale = min(size[0] / (x1 - x0), size[1] / (y1 - y0))
-    else:
-        size, scale = None, info.det_imgsz / max(x1 - x0, y1 - y0)
-    if scale < info.zoom * info.det_imgsz / max(w, h):
-        return found  # the cards already fill the photo: a second look would see them hardly larger
-    again = _look(det_s, img[y0:y1, x0:x1], info, (x0, y0), size)
+    x0, x1 = int(max(0, cx - side / 2)), int(min(w, cx + side / 2))
+    y0, y1 = int(max(0, cy - side / 2)), int(min(h, cy + side / 2))
+    if max(x1 - x0, y1 - y0) > max(w, h) / info.zoom:
+        return found  # the cards already fill the photo
+    again = _look(det_s, img[y0:y1, x0:x1], info, (x0, y0))
     if sum(sc >= info.conf for _, sc in again.boxes) < len(confident):
         return found
     return again
