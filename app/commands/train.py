@@ -18,7 +18,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--batch", type=int, default=None)
     p.add_argument("--name", default=None, help="run name under runs/ (default: detect or classify)")
     p.add_argument("--resume", action="store_true", help="continue the run's last checkpoint")
-    p.add_argument("--weights", help="start from these weights (e.g. models/changpai-v4/detector.pt) instead of the model YAML")
+    p.add_argument("--weights", help="start from these weights (e.g. models/changpai-v5/detector.pt) instead of the model YAML")
     p.add_argument("--lr0", type=float, help="initial learning rate (fine-tuning from --weights defaults to 0.001)")
     p.add_argument("--lrf", type=float, help="final learning rate as a fraction of --lr0 (default 0.01)")
     p.add_argument("--warmup", type=float, help="warm-up epochs (fine-tuning defaults to 0.3)")
