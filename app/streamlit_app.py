@@ -97,7 +97,7 @@ def photo_section(data: bytes, lang: str, jiang: list[str], ruleset: str, n_jian
         st.session_state.recount = []
         try:
             ps0 = score_recognition(rec, ctx0)
-            rec = ps0.recognition  # with a card the detector half-saw added, or a doubtful box marked ✗
+            rec = ps0.recognition  # with a card the detector half-saw added, or a doubtful box marked ×
             roles = [ps0.role(i) for i in range(len(rec.cards))]
             st.session_state.recount = [w for w in ps0.warnings if w.startswith(RECOUNT)]
         except (PhotoError, HandError):

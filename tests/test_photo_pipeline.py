@@ -121,7 +121,7 @@ def test_stray_objects_apart_are_left_out_and_reported(hand_scenes):
         assert ps.result.total == gt["expected_total"]
         assert ps.role(len(rec.cards) - 1) == "ignored"
         assert any("left out 1 object" in x for x in ps.warnings)
-        assert ps.card_tags()[0][-1].startswith("✗")
+        assert ps.card_tags()[0][-1].startswith("×")
 
 
 def test_a_card_the_detector_half_saw_is_added_when_the_hand_is_one_short(hand_scenes):
@@ -225,7 +225,7 @@ def test_a_card_boxed_twice_is_left_out_and_stays_marked(hand_scenes):
         assert ps.result.total == gt["expected_total"]
         k = len(ps.recognition.cards) - 1
         assert ps.role(k) == "ignored" and ps.recognition.cards[k].quad == shifted
-        assert ps.repair.changes[0].new == NOT_A_CARD and ps.card_tags()[0][k].startswith("✗")
+        assert ps.repair.changes[0].new == NOT_A_CARD and ps.card_tags()[0][k].startswith("×")
         done += 1
     assert done >= 2
 
@@ -325,7 +325,7 @@ def test_a_box_across_two_cards_is_left_out_while_a_missed_card_is_added(hand_sc
         assert ps.result.total == gt["expected_total"]
         assert sorted((ch.old, ch.new) for ch in ps.repair.changes) == sorted([(NOT_A_CARD, missed.code), ("9w", NOT_A_CARD)])
         tags = ps.card_tags()[0]
-        assert tags[-1].startswith("✗") and any(t.startswith("+") for t in tags)
+        assert tags[-1].startswith("×") and any(t.startswith("+") for t in tags)
         assert any("left out" in w for w in ps.warnings) and any("added" in w for w in ps.warnings)
         done += 1
     assert done >= 3
@@ -354,3 +354,16 @@ def test_edge_distances_and_crossing_cards_cluster():
     far = rect(400, 100, 20, 140)
     cards = [Card("1t", 0.9, [], up.tolist()), Card("2t", 0.9, [], rect(100, 100, 140, 20)), Card("3t", 0.9, [], far)]
     assert clusters(cards) == [[0, 1], [2]]
+
+
+def test_annotated_photos_font_draws_every_mark_of_a_card_label():
+    """The marks card_tags puts before a name (+ added, × left out, 将, 碰, ? unsure) and every card name are in
+    the font the annotated photos are drawn with (a mark it lacks is drawn as nothing)."""
+    from fontTools.ttLib import TTFont
+
+    from scoring.cards import NAMES_ZH
+    from vision.fonts import UI_FONT, font_path
+
+    cmap = TTFont(str(font_path(UI_FONT))).getBestCmap()
+    marks = "+×将碰?" + "".join(NAMES_ZH.values())
+    assert [ch for ch in marks if ord(ch) not in cmap] == []

@@ -97,14 +97,14 @@ class PhotoScore:
 
 
     def card_tags(self) -> tuple[list[str], list[int]]:
-        """Per card a label (+ a box the detector had left out, added by a repair; 将 / 碰 / ✗ not a card; then the
+        """Per card a label (+ a box the detector had left out, added by a repair; 将 / 碰 / × not a card; then the
         Chinese name, ? when unsure) and a colour group (0 hand, 1 将, 2… each declared group, 9 left out), for
         annotated photos."""
         labels, groups = [], []
         added = {ch.index for ch in self.repair.changes if ch.old == NOT_A_CARD}
         for i, c in enumerate(self.recognition.cards):
             role = self.role(i)
-            tag = {"jiang": "将", "ignored": "✗"}.get(role, "碰" if role.startswith("meld") else "")
+            tag = {"jiang": "将", "ignored": "×"}.get(role, "碰" if role.startswith("meld") else "")
             labels.append(("+" if i in added else "") + f"{tag}{c.name_zh}" + ("?" if c.confidence < 0.8 else ""))
             groups.append(2 + int(role.split(":")[1]) if role.startswith("meld") else {"hand": 0, "jiang": 1, "ignored": 9}[role])
         return labels, groups
@@ -122,7 +122,7 @@ def score_recognition(rec: Recognition, ctx: PhotoContext, repair_on: bool = Tru
     one card more or less is tried: a box the detector left out (Recognition.spares) added, or a doubtful box
     (a second box on a card read the same, or one kept only because the classifier was sure) left out. Taken
     only when that makes a clean legal win and every such change that does agrees on the total; reported as
-    a repair (from/to ``none``), and a card left out stays on the photo marked ✗. When no single change does,
+    a repair (from/to ``none``), and a card left out stays on the photo marked ×. When no single change does,
     two spares added together are tried the same way (_two_cards_more)."""
     error: PhotoError | None = None
     try:

@@ -92,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
             _write_annotation(args.annotate, img, rec, None, None)
             raise UserError(f"{e} (the cards seen are drawn in {args.annotate})") from None
         raise UserError(str(e)) from None
-    rec = ps.recognition  # a repair may have added a card the detector half-saw, or marked a box ✗
+    rec = ps.recognition  # a repair may have added a card the detector half-saw, or marked a box ×
     if args.annotate:
         _write_annotation(args.annotate, img, rec, *ps.card_tags())
     if args.json:
