@@ -50,3 +50,31 @@ def test_eval_hands_counts_right_wrong_and_unscored_photos(tmp_path, capsys):
 def test_eval_without_ground_truth_is_one_sentence(tmp_path, capsys):
     assert main(["eval", str(tmp_path), "--hands"]) == 2
     assert "ground truth" in capsys.readouterr().err
+
+
+@requires_model
+def test_eval_hands_keeps_and_reuses_the_recognitions(tmp_path, capsys, monkeypatch):
+    import shutil
+
+    import vision.recognize
+    from vision.recognize import DEFAULT_MODEL
+
+    d = _render(tmp_path / "hands", "hands", 2, (1280, 960))
+    keep = tmp_path / "recs.json"
+    assert main(["eval", str(d), "--hands", "--recognitions", str(keep), "--json", str(tmp_path / "a.json")]) == 0
+    first = json.loads((tmp_path / "a.json").read_text())
+    assert keep.is_file() and first["recognitions"] == "made"
+
+    def no_recognizer(*a, **k):
+        raise AssertionError("recognized again")
+
+    monkeypatch.setattr(vision.recognize, "recognize_array", no_recognizer)
+    assert main(["eval", str(d), "--hands", "--recognitions", str(keep), "--json", str(tmp_path / "b.json")]) == 0
+    again = json.loads((tmp_path / "b.json").read_text())
+    assert again["recognitions"].startswith("reused") and "after recognition (reused)" in capsys.readouterr().out
+    assert [(r["without_repair"], r["with_repair"]) for r in again["per_photo"]] == \
+        [(r["without_repair"], r["with_repair"]) for r in first["per_photo"]]
+    other = tmp_path / "other-model"
+    shutil.copytree(DEFAULT_MODEL, other, ignore=shutil.ignore_patterns("*.pt"))
+    assert main(["eval", str(d), "--hands", "--model", str(other), "--recognitions", str(keep)]) == 2
+    assert "were made with the model" in capsys.readouterr().err

@@ -127,22 +127,54 @@ def format_report(r: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def save_recognitions(path: str | Path, recs: dict[str, Any], model: str) -> None:
+    """Recognitions by image, as JSON, with the model that made them (evaluate_hands ``recognitions``)."""
+    from dataclasses import asdict
+
+    Path(path).write_text(json.dumps({"model": model, "recognitions": {k: asdict(r) for k, r in recs.items()}}))
+
+
+def load_recognitions(path: str | Path, model: str) -> dict[str, Any]:
+    from .recognize import Card, Recognition
+
+    try:
+        d = json.loads(Path(path).read_text())
+        if d["model"] != model:
+            raise ValueError(f"The recognitions in {path} were made with the model {d['model']}, not {model}: "
+                             "delete the file or name another.")
+
+        def card(c: dict) -> Card:
+            return Card(**(c | {"alternatives": [tuple(a) for a in c["alternatives"]]}))
+
+        return {k: Recognition(**(r | {"cards": [card(c) for c in r["cards"]], "spares": [card(c) for c in r["spares"]]}))
+                for k, r in d["recognitions"].items()}
+    except (KeyError, TypeError, json.JSONDecodeError) as e:
+        raise ValueError(f"{path} does not hold recognitions saved by `changpai eval --hands --recognitions` ({e}).") from None
+
+
 def evaluate_hands(root: str | Path, model: str | Path | None = None, limit: int | None = None, progress: bool = True,
-                   jiang_from_photo: bool = True) -> dict[str, Any]:
+                   jiang_from_photo: bool = True, recognitions: str | Path | None = None) -> dict[str, Any]:
     """End to end over winning-hand photos (`changpai synth --kind hands`): share of photos whose total is
     exactly right, without and with repair, and photo-to-total latency. The context a photo cannot show
-    comes from each photo's hand file, as `changpai score --context` would take it."""
+    comes from each photo's hand file, as `changpai score --context` would take it.
+
+    ``recognitions``: a file keeping each photo's recognition. When it exists they are read from it instead
+    of recognized again (the photo → hu steps after recognition are measured in seconds; the latency is
+    then that of those steps alone); otherwise it is written."""
     from tqdm import tqdm
 
     from .imageio import load_image
     from .pipeline import PhotoContext, PhotoError, score_recognition
-    from .recognize import recognize_array
+    from .recognize import model_info, recognize_array
 
     root = Path(root)
     gts = [json.loads(p.read_text()) for p in sorted((root / "gt").glob("*.json"))]
     gts = [g for g in gts if "expected_total" in g][:limit]
     if not gts:
         raise FileNotFoundError(f"No winning-hand ground truth in {root}/gt: make it with `changpai synth --kind hands`.")
+    model_path = str(model_info(model).path.resolve())
+    reuse = load_recognitions(recognitions, model_path) if recognitions and Path(recognitions).is_file() else None
+    made = {}
     right_plain = right_rep = repaired = errors = 0
     lat = []
     rows = []
@@ -151,8 +183,10 @@ def evaluate_hands(root: str | Path, model: str | Path | None = None, limit: int
         if jiang_from_photo:
             ctx.jiang = None
         t = time.perf_counter()
-        img = load_image(root / gt["image"])
-        rec = recognize_array(img, model)
+        if reuse is not None and gt["image"] in reuse:
+            rec = reuse[gt["image"]]
+        else:
+            rec = made[gt["image"]] = recognize_array(load_image(root / gt["image"]), model)
         error = None
         try:
             with_rep = score_recognition(rec, ctx, repair_on=True)
@@ -172,9 +206,12 @@ def evaluate_hands(root: str | Path, model: str | Path | None = None, limit: int
         repaired += n_rep > 0
         rows.append({"image": gt["image"], "layout": gt.get("layout"), "expected": exp, "without_repair": total_plain,
                      "with_repair": total_rep, "won": won, "repairs": n_rep} | ({"error": error} if error else {}))
+    if recognitions and made:
+        save_recognitions(recognitions, (reuse or {}) | made, model_path)
     n = len(gts)
     return {
         "photos": n,
+        "recognitions": "reused: latency of the steps after recognition" if reuse and not made else "made",
         "exact_without_repair": round(right_plain / n, 4),
         "exact_with_repair": round(right_rep / n, 4),
         "photos_repaired": repaired,
