@@ -22,7 +22,7 @@ from scoring.cards import CODES, N_PLAIN, NAMES_ZH
 from scoring.rulesets import EVENTS, RULESETS, get_ruleset
 from scoring.score import TYPE_EN, TYPE_ZH
 from vision.imageio import ImageError, load_image
-from vision.pipeline import RECOUNT, PhotoContext, PhotoError, layout_from_roles, score_layout, score_recognition
+from vision.pipeline import OTHER_READING, RECOUNT, PhotoContext, PhotoError, layout_from_roles, score_layout, score_recognition
 from vision.recognize import Card, ModelError, Recognition, model_info, recognize_array
 
 MAX_UPLOAD_MB = int(os.environ.get("CHANGPAI_MAX_UPLOAD_MB", "25"))
@@ -99,7 +99,7 @@ def photo_section(data: bytes, lang: str, jiang: list[str], ruleset: str, n_jian
             ps0 = score_recognition(rec, ctx0)
             rec = ps0.recognition  # with a card the detector half-saw added, or a doubtful box marked ×
             roles = [ps0.role(i) for i in range(len(rec.cards))]
-            st.session_state.recount = [w for w in ps0.warnings if w.startswith(RECOUNT)]
+            st.session_state.recount = [w for w in ps0.warnings if w.startswith((RECOUNT, OTHER_READING))]
         except (PhotoError, HandError):
             roles = ["hand"] * len(rec.cards)
         st.session_state.rec = rec

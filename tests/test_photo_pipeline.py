@@ -367,3 +367,32 @@ def test_annotated_photos_font_draws_every_mark_of_a_card_label():
     cmap = TTFont(str(font_path(UI_FONT))).getBestCmap()
     marks = "+×将碰?" + "".join(NAMES_ZH.values())
     assert [ch for ch in marks if ord(ch) not in cmap] == []
+
+
+def test_another_legal_win_one_card_away_is_named_without_changing_the_total(hand_scenes):
+    """A box the detector half-saw next to three equal cards: with it as a card the hand is also a legal win
+    (a quad instead of a triple) with another total. The total stays the one of the cards as seen; a check:
+    warning names that box and the other total, so the table looks at it."""
+    from collections import Counter
+
+    from vision.pipeline import OTHER_READING
+
+    named = 0
+    for gt in hand_scenes:
+        ctx = _ctx(gt)
+        hand = [k for k, g in enumerate(gt["cards"]) if g["group"] == "hand"]
+        for code in [c for c, n in Counter(gt["cards"][k]["code"] for k in hand).items() if n == 3]:
+            rec = _recognition_from_gt(gt)
+            q = np.array(next(rec.cards[k].quad for k in reversed(hand) if rec.cards[k].code == code))
+            rec.spares = [Card(code, 0.95, [(code, 0.95)], (q + (q[1] - q[0]) * 0.5).tolist(), det_score=0.4)]
+            ps = score_recognition(rec, ctx)
+            assert ps.result.total == gt["expected_total"] and not ps.repair.changes
+            checks = [w for w in ps.warnings if w.startswith(OTHER_READING) and f"read as {code} (0.95" in w]
+            assert not [w for w in score_recognition(rec, ctx, repair_on=False).warnings if w.startswith(OTHER_READING)]
+            if checks:
+                with_it = Recognition(rec.width, rec.height, [*rec.cards, rec.spares[0]])
+                other = score_recognition(with_it, ctx, repair_on=False).result
+                assert other.is_win and other.total != ps.result.total
+                assert any(f"{other.total} 胡" in w for w in checks)
+                named += 1
+    assert named >= 3

@@ -164,7 +164,7 @@ def evaluate_hands(root: str | Path, model: str | Path | None = None, limit: int
     from tqdm import tqdm
 
     from .imageio import load_image
-    from .pipeline import PhotoContext, PhotoError, score_recognition
+    from .pipeline import OTHER_READING, PhotoContext, PhotoError, score_recognition
     from .recognize import model_info, recognize_array
 
     root = Path(root)
@@ -192,8 +192,9 @@ def evaluate_hands(root: str | Path, model: str | Path | None = None, limit: int
             with_rep = score_recognition(rec, ctx, repair_on=True)
             total_rep, won = with_rep.result.total, with_rep.result.is_win
             n_rep = len(with_rep.repair.changes)
+            flagged = any(w.startswith(OTHER_READING) for w in with_rep.warnings)
         except PhotoError as e:
-            total_rep, n_rep, won, error = None, 0, False, str(e)
+            total_rep, n_rep, won, error, flagged = None, 0, False, str(e), False
             errors += 1
         lat.append((time.perf_counter() - t) * 1000)
         try:
@@ -205,7 +206,8 @@ def evaluate_hands(root: str | Path, model: str | Path | None = None, limit: int
         right_rep += total_rep == exp
         repaired += n_rep > 0
         rows.append({"image": gt["image"], "layout": gt.get("layout"), "expected": exp, "without_repair": total_plain,
-                     "with_repair": total_rep, "won": won, "repairs": n_rep} | ({"error": error} if error else {}))
+                     "with_repair": total_rep, "won": won, "repairs": n_rep,
+                     "other_reading": flagged} | ({"error": error} if error else {}))
     if recognitions and made:
         save_recognitions(recognitions, (reuse or {}) | made, model_path)
     n = len(gts)
@@ -220,6 +222,9 @@ def evaluate_hands(root: str | Path, model: str | Path | None = None, limit: int
         "wrong_total_with_repair": sum(r["with_repair"] is not None and r["with_repair"] != r["expected"] for r in rows),
         # ... of which read as a legal win (the rest are reported as "not a win", with group points)
         "wrong_total_on_a_win": sum(r["won"] and r["with_repair"] != r["expected"] for r in rows),
+        # ... of which without a "check:" warning naming a card whose change gives another legal win
+        "wrong_total_on_a_win_unflagged": sum(r["won"] and r["with_repair"] != r["expected"] and not r["other_reading"] for r in rows),
+        "right_total_flagged": sum(r["with_repair"] == r["expected"] and r["other_reading"] for r in rows),
         "latency_ms": {"p50": round(float(np.percentile(lat, 50)), 1), "p90": round(float(np.percentile(lat, 90)), 1)},
         "with_repair_by_layout": {lay: round(float(np.mean([r["with_repair"] == r["expected"] for r in rows if r["layout"] == lay])), 4)
                                   for lay in sorted({r["layout"] for r in rows if r["layout"]})},

@@ -42,7 +42,9 @@ def run(args: argparse.Namespace) -> int:
     if args.hands:
         print(f"photos {r['photos']}: total exactly right {r['exact_without_repair'] * 100:.1f} % without repair, "
               f"{r['exact_with_repair'] * 100:.1f} % with repair ({r['photos_repaired']} repaired, {r['errors']} without a total, "
-              f"{r['wrong_total_with_repair']} with a wrong one, {r['wrong_total_on_a_win']} of them on a legal win); "
+              f"{r['wrong_total_with_repair']} with a wrong one, {r['wrong_total_on_a_win']} of them on a legal win, "
+              f"{r['wrong_total_on_a_win_unflagged']} of those with no 'check:' warning; {r['right_total_flagged']} right ones "
+              "with one); "
               f"{'after recognition (reused)' if r['recognitions'] != 'made' else 'photo-to-total'} "
               f"p50 {r['latency_ms']['p50']} ms, p90 {r['latency_ms']['p90']} ms")
         print("  with repair, by layout: " + ", ".join(f"{k} {v * 100:.1f} %" for k, v in r["with_repair_by_layout"].items()))
