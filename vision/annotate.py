@@ -29,5 +29,5 @@ def annotate(img: np.ndarray, rec: Recognition, labels: list[str] | None = None,
     if labels is None:
         labels = [f"{c.name_zh}" + ("?" if c.confidence < 0.8 else "") for c in rec.cards]
     out = sv.RichLabelAnnotator(color=palette, font_path=str(font_path(UI_FONT)), font_size=size, text_padding=max(3, size // 4),
-                                text_position=sv.Position.CENTER).annotate(out, det, labels)
+                                text_position=sv.Position.CENTER, smart_position=True).annotate(out, det, labels)
     return out
