@@ -127,6 +127,10 @@ def format_report(r: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+class RecognitionsError(ValueError):
+    """A recognitions file (evaluate_hands ``recognitions``) that cannot be reused."""
+
+
 def save_recognitions(path: str | Path, recs: dict[str, Any], model: str) -> None:
     """Recognitions by image, as JSON, with the model that made them (evaluate_hands ``recognitions``)."""
     from dataclasses import asdict
@@ -140,7 +144,7 @@ def load_recognitions(path: str | Path, model: str) -> dict[str, Any]:
     try:
         d = json.loads(Path(path).read_text())
         if d["model"] != model:
-            raise ValueError(f"The recognitions in {path} were made with the model {d['model']}, not {model}: "
+            raise RecognitionsError(f"The recognitions in {path} were made with the model {d['model']}, not {model}: "
                              "delete the file or name another.")
 
         def card(c: dict) -> Card:
@@ -149,7 +153,7 @@ def load_recognitions(path: str | Path, model: str) -> dict[str, Any]:
         return {k: Recognition(**(r | {"cards": [card(c) for c in r["cards"]], "spares": [card(c) for c in r["spares"]]}))
                 for k, r in d["recognitions"].items()}
     except (KeyError, TypeError, json.JSONDecodeError) as e:
-        raise ValueError(f"{path} does not hold recognitions saved by `changpai eval --hands --recognitions` ({e}).") from None
+        raise RecognitionsError(f"{path} does not hold recognitions saved by `changpai eval --hands --recognitions` ({e}).") from None
 
 
 def evaluate_hands(root: str | Path, model: str | Path | None = None, limit: int | None = None, progress: bool = True,

@@ -119,11 +119,9 @@ def _rank(ps: PhotoScore, ctx: PhotoContext) -> tuple[int, int, int, float]:
 
 def score_recognition(rec: Recognition, ctx: PhotoContext, repair_on: bool = True) -> PhotoScore:
     """Score the photo's cards as they lie (score_as_seen). When that is not a clean win and repairs are on,
-    one card more or less is tried: a box the detector left out (Recognition.spares) added, or a doubtful box
-    (a second box on a card read the same, or one kept only because the classifier was sure) left out. Taken
-    only when that makes a clean legal win and every such change that does agrees on the total; reported as
-    a repair (from/to ``none``), and a card left out stays on the photo marked ×. When no single change does,
-    two spares added together are tried the same way (_two_cards_more)."""
+    the fewest changes that make one are tried (_recount: boxes the detector left out added, doubtful boxes
+    left out); reported as repairs (from/to ``none``), and a card left out stays on the photo marked ×. A
+    legal win then gets a ``check:`` warning for each other total one change away (_other_readings)."""
     error: PhotoError | None = None
     try:
         ps: PhotoScore | None = score_as_seen(rec, ctx, repair_on)
@@ -136,7 +134,8 @@ def score_recognition(rec: Recognition, ctx: PhotoContext, repair_on: bool = Tru
     if ps is None:
         raise error  # type: ignore[misc]
     if repair_on and ps.result is not None and ps.result.is_win:
-        ps.warnings[len([w for w in ps.warnings if w.startswith(RECOUNT)]):0] = _other_readings(ps, rec, ctx)
+        after_repairs = sum(w.startswith(RECOUNT) for w in ps.warnings)
+        ps.warnings[after_repairs:after_repairs] = _other_readings(ps, rec, ctx)
     return ps
 
 
@@ -151,9 +150,8 @@ def _other_readings(ps: PhotoScore, rec: Recognition, ctx: PhotoContext) -> list
     taken = {tuple(map(tuple, c.quad)) for c in cards}
     base = replace(ps.recognition, cards=cards, spares=[c for c in rec.spares if tuple(map(tuple, c.quad)) not in taken])
     found: dict[int, str] = {}
-    for m in _moves(base, ctx):
-        kept = [c for i, c in enumerate(cards) if i != m.index] + ([m.card] if m.card is not None else [])
-        other = _clean_win(replace(base, cards=kept, spares=[]), ctx)
+    for m in _moves(base):
+        other = _clean_win(_applied(base, (m,)), ctx)
         if other is not None and other.result.total != ps.result.total and other.result.total not in found:
             found[other.result.total] = (f"with the box read as {m.card.code} ({m.card.confidence:.2f}, detector "
                                          f"{m.card.det_score:.2f}) as a card" if m.card is not None else
@@ -189,10 +187,18 @@ class _Move:
     index: int = -1
 
 
-def _moves(rec: Recognition, ctx: PhotoContext, most: int | None = None) -> list[_Move]:
+def _moves(rec: Recognition, most: int | None = None) -> list[_Move]:
+    """Every single change worth a try: the ``most`` surest spares added, each doubtful card left out."""
     spares = sorted(rec.spares, key=lambda c: -c.confidence)[:most]
     return [_Move(c.confidence, card=c) for c in spares] + \
         [_Move(1 - rec.cards[i].det_score, index=i) for i in _doubtful(rec, rec.det_conf)]
+
+
+def _applied(rec: Recognition, moves: tuple[_Move, ...]) -> Recognition:
+    """``rec`` with ``moves`` made: the cards left out gone, the spares added last, no spares left."""
+    out = {m.index for m in moves}
+    cards = [c for i, c in enumerate(rec.cards) if i not in out] + [m.card for m in moves if m.card is not None]
+    return replace(rec, cards=cards, spares=[])
 
 
 def _compatible(moves: tuple[_Move, ...]) -> bool:
@@ -206,12 +212,10 @@ def _recount(rec: Recognition, ctx: PhotoContext) -> PhotoScore | None:
     clean legal win, taken only when every such set of changes agrees on the total; the likeliest is reported."""
     for size, most in ((1, None), (2, SPARE_PAIRS)):
         wins = []
-        for moves in itertools.combinations(_moves(rec, ctx, most), size):
+        for moves in itertools.combinations(_moves(rec, most), size):
             if not _compatible(moves):
                 continue
-            out = {m.index for m in moves}
-            cards = [c for i, c in enumerate(rec.cards) if i not in out] + [m.card for m in moves if m.card is not None]
-            ps = _clean_win(replace(rec, cards=cards, spares=[]), ctx)
+            ps = _clean_win(_applied(rec, moves), ctx)
             if ps is not None:
                 wins.append((float(np.prod([m.p for m in moves])), moves, ps))
         if wins:
@@ -242,7 +246,10 @@ def _report(ps: PhotoScore, rec: Recognition, moves: tuple[_Move, ...]) -> Photo
         ps.warnings.insert(0, f"{RECOUNT} left out {what}: only without {'it' if len(dropped) == 1 else 'them'} is the "
                               "hand a legal win (a second box on a card, a box across two cards, or no card)")
     if added:
-        _report_added(ps, added)
+        what = " and ".join(f"{c.code} ({c.confidence:.2f}, score {c.det_score:.2f})" for c in (cards[ch.index] for ch in added))
+        ps.warnings.insert(0, f"{RECOUNT} added {what}, {'a box' if len(added) == 1 else 'boxes'} the detector had left out "
+                              f"(unsure, or overlapping another card): only with {'it' if len(added) == 1 else 'them'} "
+                              "is the hand a legal win")
     ps.repair.changes[:0] = added + dropped
     return ps
 
@@ -255,14 +262,6 @@ def _clean_win(rec: Recognition, ctx: PhotoContext) -> PhotoScore | None:
     except PhotoError:
         return None
     return ps if ps.result is not None and ps.result.is_win and not ps.layout.ignored else None
-
-
-def _report_added(ps: PhotoScore, changes: list[Change]) -> None:
-    added = [ps.recognition.cards[ch.index] for ch in changes]
-    what = " and ".join(f"{c.code} ({c.confidence:.2f}, score {c.det_score:.2f})" for c in added)
-    ps.warnings.insert(0, f"{RECOUNT} added {what}, {'a box' if len(added) == 1 else 'boxes'} the detector had left out "
-                          f"(unsure, or overlapping another card): only with {'it' if len(added) == 1 else 'them'} "
-                          "is the hand a legal win")
 
 
 SPARE_PAIRS = 8  # two changes: among this many spares, the most confident first (and every doubtful card)

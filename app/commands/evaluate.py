@@ -23,7 +23,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from vision.evaluate import evaluate, format_report
+    from vision.evaluate import RecognitionsError, evaluate, format_report
     from vision.recognize import ModelError
 
     try:
@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
             if args.recognitions:
                 raise UserError("--recognitions is for --hands.")
             r = evaluate(args.dir, args.model, args.limit)
-    except (FileNotFoundError, ModelError, ValueError) as e:
+    except (FileNotFoundError, ModelError, RecognitionsError) as e:
         raise UserError(str(e)) from None
     out = Path(args.json or Path(args.dir) / ("eval_hands_report.json" if args.hands else "eval_report.json"))
     out.write_text(json.dumps(r, indent=1, ensure_ascii=False))
