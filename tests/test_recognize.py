@@ -264,3 +264,43 @@ def test_boxes_left_out_only_for_overlapping_a_kept_box_are_offered_as_crowded()
     assert [round(float(q[:, 0].mean())) for q, _ in found.crowded] == [216]
     assert found.crowded[0][1] == pytest.approx(0.8)
 
+
+
+def test_fuse_averages_each_box_with_its_mirror_image():
+    from vision.recognize import _fuse
+
+    a = np.array([[100, 100, 50, 10, 89.0], [300, 100, 50, 10, 0.0]])  # cx cy long short angle
+    f = np.array([[102, 100, 50, 12, -89.0], [400, 100, 50, 10, 0.0]])  # the first one again, 2 px and 2° off
+    boxes, scores = _fuse(a, np.array([0.8, 0.6]), f, np.array([0.8, 0.9]))
+    assert np.allclose(boxes[0], [101, 100, 50, 11, 90.0])  # averaged the short way round 90°
+    assert scores[0] == pytest.approx(0.8)
+    assert np.allclose(boxes[1], a[1]) and scores[1] == pytest.approx(0.3)  # unseen in the mirror: half its score
+    none, s = _fuse(a, np.array([0.8, 0.6]), np.zeros((0, 5)), np.zeros(0))
+    assert np.allclose(none, a) and np.allclose(s, [0.4, 0.3])
+
+
+def test_mirrored_look_reads_the_sample_photo(tmp_path):
+    import shutil
+
+    from vision.evaluate import match
+    from vision.imageio import load_image
+    from vision.recognize import DEFAULT_MODEL, _sessions, decode, model_info, recognize_array
+
+    d = tmp_path / "mirror"
+    d.mkdir()
+    for f in ("detector.onnx", "classifier.onnx"):
+        shutil.copy(DEFAULT_MODEL / f, d / f)
+    (d / "model.json").write_text(json.dumps(json.loads((DEFAULT_MODEL / "model.json").read_text()) | {"mirror": True}))
+    img = load_image(SAMPLES / "hand_5.jpg")
+    gt = _gt(5)
+    cards = recognize_array(img, d).cards
+    gq = [np.array(c["quad"], np.float32) for c in gt["cards"]]
+    m = match([np.array(c.quad, np.float32) for c in cards], gq)
+    assert len(m) == len(gq) == len(cards) and all(cards[i].code == gt["cards"][j]["code"] for i, j in m)
+    # the mirrored look's boxes are turned back onto the photo: the cards keep their scores (a box the mirror
+    # misplaced would find no partner and lose half its score)
+    info = model_info(d)
+    plain = decode(_sessions(str(info.path))[0], img, info.det_imgsz, 0.3)
+    fused = decode(_sessions(str(info.path))[0], img, info.det_imgsz, 0.3, mirror=True)
+    top = len(gq)
+    assert np.sort(fused.scores)[-top:].min() > 0.8 * np.sort(plain.scores)[-top:].min()

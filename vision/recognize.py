@@ -85,6 +85,7 @@ class ModelInfo:
     rescue_conf: float = 1.0
     rescue_cls: float = 1.0
     zoom: float = 0.0  # look again at the cards' region when it is this many times smaller than the photo (0: never)
+    mirror: bool = False  # the final look also runs on the mirrored image, each box averaged with its mirror's (_fuse)
 
     @property
     def codes(self) -> tuple[str, ...]:
@@ -106,7 +107,8 @@ def model_info(path: str | Path | None = None) -> ModelInfo:
         raise ModelError(f"The model at {p} does not name the 35 card codes (model.json 'names').")
     return ModelInfo(p, int(d.get("det_imgsz", 640)), int(d.get("cls_imgsz", FOLD)), float(d.get("temperature", 1.0)),
                      names, float(d.get("conf", 0.35)), float(d.get("iou", 0.5)),
-                     float(d.get("rescue_conf", 1.0)), float(d.get("rescue_cls", 1.0)), float(d.get("zoom", 0.0)))
+                     float(d.get("rescue_conf", 1.0)), float(d.get("rescue_cls", 1.0)), float(d.get("zoom", 0.0)),
+                     bool(d.get("mirror", False)))
 
 
 @lru_cache(maxsize=4)
@@ -143,15 +145,54 @@ class RawBoxes:
     top: int
 
 
-def decode(det_session, img: np.ndarray, imgsz: int, floor: float) -> RawBoxes:
-    lb, r, (left, top) = letterbox(img, imgsz)
+def _run(det_session, lb: np.ndarray, floor: float) -> tuple[np.ndarray, np.ndarray]:
+    """The detector on a letterboxed image: boxes above ``floor`` as rows (cx, cy, long side, short side,
+    angle of the long side in degrees, -90…90) in its pixels, and their scores."""
     x = lb[:, :, ::-1].transpose(2, 0, 1)[None].astype(np.float32) / 255
     out = det_session.run(None, {det_session.get_inputs()[0].name: x})[0][0]  # (4 + nc + 1, N)
     scores = out[4:-1].max(0)
     keep = scores >= floor
-    boxes, angle = out[:4, keep].T, out[-1, keep]
-    rects = [((float(b[0]), float(b[1])), (float(b[2]), float(b[3])), float(np.degrees(a))) for b, a in zip(boxes, angle, strict=True)]
-    return RawBoxes(rects, scores[keep], r, left, top)
+    b = out[:4, keep].T.astype(np.float64)
+    ang = np.degrees(out[-1, keep].astype(np.float64))
+    swap = b[:, 2] < b[:, 3]  # ((w, h), a) is the same box as ((h, w), a + 90)
+    b[swap, 2:4] = b[swap, 3:1:-1]
+    ang = (np.where(swap, ang + 90, ang) + 90) % 180 - 90
+    return np.column_stack([b, ang]), scores[keep]
+
+
+MIRROR_NEAR = 0.3  # a box and one from the mirrored look are the same card when their centres are this many
+MIRROR_DEG = 5.0  # ... card widths apart at most and their long sides this many degrees
+
+
+def _fuse(a: np.ndarray, sa: np.ndarray, f: np.ndarray, sf: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each box of the first look averaged with its nearest box of the mirrored look, weighted by score (the two
+    looks err differently on where a thin overlapped card lies); the score is the mean of both looks', half the
+    box's own when the mirrored look did not see it. Boxes only the mirrored look has are not added."""
+    if not len(a) or not len(f):
+        return a, sa / 2
+    d = np.linalg.norm(a[:, None, :2] - f[None, :, :2], axis=-1)
+    turn = (f[None, :, 4] - a[:, None, 4] + 90) % 180 - 90  # angle from a to f, the short way
+    ok = (d <= MIRROR_NEAR * a[:, None, 3]) & (np.abs(turn) <= MIRROR_DEG)
+    j = np.where(ok, d, np.inf).argmin(1)
+    has = ok.any(1)
+    g = f[j].copy()
+    g[:, 4] = a[:, 4] + turn[np.arange(len(a)), j]
+    w = np.where(has, sf[j] / (sa + sf[j]), 0.0)[:, None]
+    return (1 - w) * a + w * g, np.where(has, (sa + sf[j]) / 2, sa / 2)
+
+
+def decode(det_session, img: np.ndarray, imgsz: int, floor: float, mirror: bool = False) -> RawBoxes:
+    """The detector's boxes above ``floor``; with ``mirror``, fused with its look at the mirrored image."""
+    lb, r, (left, top) = letterbox(img, imgsz)
+    boxes, scores = _run(det_session, lb, floor)
+    if mirror:
+        fb, fs = _run(det_session, np.ascontiguousarray(lb[:, ::-1]), floor)
+        fb[:, 0], fb[:, 4] = imgsz - fb[:, 0], -fb[:, 4]
+        boxes, scores = _fuse(boxes, scores, fb, fs)
+        keep = scores >= floor
+        boxes, scores = boxes[keep], scores[keep]
+    rects = [((float(b[0]), float(b[1])), (float(b[2]), float(b[3])), float(b[4])) for b in boxes]
+    return RawBoxes(rects, scores.astype(np.float32), r, left, top)
 
 
 def nms_index(raw: RawBoxes, conf: float, iou: float) -> list[int]:
@@ -253,9 +294,9 @@ CROWD_CONF = 0.4  # crowded boxes: detector score at least this
 CROWD_IOU = 0.6  # ... kept by rotated NMS at this IoU (and not at the model's)
 
 
-def _look(det_s, img: np.ndarray, info: ModelInfo, off: tuple[int, int] = (0, 0)) -> Found:
+def _look(det_s, img: np.ndarray, info: ModelInfo, off: tuple[int, int] = (0, 0), mirror: bool = False) -> Found:
     """One pass of the detector over ``img`` (a part of the photo whose top-left corner is ``off``)."""
-    raw = decode(det_s, img, info.det_imgsz, _floor(info))
+    raw = decode(det_s, img, info.det_imgsz, _floor(info), mirror)
     keep = nms_index(raw, _floor(info), info.iou)
     kept = set(keep)
     crowded = [i for i in nms_index(raw, max(CROWD_CONF, _floor(info)), CROWD_IOU) if i not in kept]
@@ -266,8 +307,11 @@ def _look(det_s, img: np.ndarray, info: ModelInfo, off: tuple[int, int] = (0, 0)
 def find_boxes(det_s, img: np.ndarray, info: ModelInfo) -> Found:
     """Every box the classifier will see, down to the lowest score read (``_floor``), through the second look
     at the cards' region when the model zooms: what recognize reads, and what training crops are cut at."""
-    found = _look(det_s, img, info)
-    return _zoom_in(det_s, img, found, info) if info.zoom else found
+    found = _look(det_s, img, info, mirror=info.mirror and not info.zoom)
+    if not info.zoom:
+        return found
+    zoomed = _zoom_in(det_s, img, found, info)
+    return _look(det_s, img, info, mirror=True) if zoomed is found and info.mirror else zoomed
 
 
 def _card(quad: np.ndarray, det_score: float, p: np.ndarray, info: ModelInfo, top_k: int) -> Card:
@@ -299,7 +343,7 @@ def _zoom_in(det_s, img: np.ndarray, found: Found, info: ModelInfo) -> Found:
     y0, y1 = int(max(0, cy - side / 2)), int(min(h, cy + side / 2))
     if max(x1 - x0, y1 - y0) > max(w, h) / info.zoom:
         return found  # the cards already fill the photo
-    again = _look(det_s, img[y0:y1, x0:x1], info, (x0, y0))
+    again = _look(det_s, img[y0:y1, x0:x1], info, (x0, y0), info.mirror)
     if sum(sc >= info.conf for _, sc in again.boxes) < len(confident):
         return found
     return again

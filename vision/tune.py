@@ -28,7 +28,7 @@ def tune(scenes: str | Path, model: str | Path | None = None, limit: int = 60) -
     for gt in val[:limit]:
         img = load_image(Path(scenes) / gt["image"])
         gq = [np.array(c["quad"], np.float32) for c in gt["cards"] if c["visible"] >= MIN_VISIBLE]
-        cache.append((decode(det, img, info.det_imgsz, FLOOR), gq))  # the network runs once per scene
+        cache.append((decode(det, img, info.det_imgsz, FLOOR, info.mirror), gq))  # the network runs once per scene
     best = None
     table = []
     for conf in (0.2, 0.25, 0.3, 0.35, 0.4, 0.5):
