@@ -143,6 +143,7 @@ class RawBoxes:
     scale: float
     left: int
     top: int
+    run: tuple[np.ndarray, np.ndarray] | None = None  # the detector's own output (_run), without a mirrored look
 
 
 def _run(det_session, lb: np.ndarray, floor: float) -> tuple[np.ndarray, np.ndarray]:
@@ -181,10 +182,13 @@ def _fuse(a: np.ndarray, sa: np.ndarray, f: np.ndarray, sf: np.ndarray) -> tuple
     return (1 - w) * a + w * g, np.where(has, (sa + sf[j]) / 2, sa / 2)
 
 
-def decode(det_session, img: np.ndarray, imgsz: int, floor: float, mirror: bool = False) -> RawBoxes:
-    """The detector's boxes above ``floor``; with ``mirror``, fused with its look at the mirrored image."""
+def decode(det_session, img: np.ndarray, imgsz: int, floor: float, mirror: bool = False,
+           plain: RawBoxes | None = None) -> RawBoxes:
+    """The detector's boxes above ``floor``; with ``mirror``, fused with its look at the mirrored image
+    (``plain``: this image's decode without it, whose run is reused)."""
     lb, r, (left, top) = letterbox(img, imgsz)
-    boxes, scores = _run(det_session, lb, floor)
+    boxes, scores = plain.run if plain is not None and plain.run is not None else _run(det_session, lb, floor)
+    run = (boxes, scores)
     if mirror:
         fb, fs = _run(det_session, np.ascontiguousarray(lb[:, ::-1]), floor)
         fb[:, 0], fb[:, 4] = imgsz - fb[:, 0], -fb[:, 4]
@@ -192,7 +196,7 @@ def decode(det_session, img: np.ndarray, imgsz: int, floor: float, mirror: bool 
         keep = scores >= floor
         boxes, scores = boxes[keep], scores[keep]
     rects = [((float(b[0]), float(b[1])), (float(b[2]), float(b[3])), float(b[4])) for b in boxes]
-    return RawBoxes(rects, scores.astype(np.float32), r, left, top)
+    return RawBoxes(rects, scores.astype(np.float32), r, left, top, None if mirror else run)
 
 
 def nms_index(raw: RawBoxes, conf: float, iou: float) -> list[int]:
@@ -288,30 +292,32 @@ class Found:
     # scored ≥ CROWD_CONF and left out by that NMS only for overlapping a kept box (a looser NMS keeps them):
     # in a tight stair or fan a card's own box can overlap its neighbour's that much
     crowded: list[tuple[np.ndarray, float]] = field(default_factory=list)
+    raw: RawBoxes | None = None  # what they were cut from
 
 
 CROWD_CONF = 0.4  # crowded boxes: detector score at least this
 CROWD_IOU = 0.6  # ... kept by rotated NMS at this IoU (and not at the model's)
 
 
-def _look(det_s, img: np.ndarray, info: ModelInfo, off: tuple[int, int] = (0, 0), mirror: bool = False) -> Found:
-    """One pass of the detector over ``img`` (a part of the photo whose top-left corner is ``off``)."""
-    raw = decode(det_s, img, info.det_imgsz, _floor(info), mirror)
+def _look(det_s, img: np.ndarray, info: ModelInfo, off: tuple[int, int] = (0, 0), mirror: bool = False,
+          plain: Found | None = None) -> Found:
+    """One pass of the detector over ``img`` (a part of the photo whose top-left corner is ``off``); ``plain``:
+    this pass already made without the mirrored look, to add that look to it."""
+    raw = decode(det_s, img, info.det_imgsz, _floor(info), mirror, plain.raw if plain else None)
     keep = nms_index(raw, _floor(info), info.iou)
     kept = set(keep)
     crowded = [i for i in nms_index(raw, max(CROWD_CONF, _floor(info)), CROWD_IOU) if i not in kept]
     shift = np.array(off, np.float32)
-    return Found([(q + shift, sc) for q, sc in quads_of(raw, keep)], [(q + shift, sc) for q, sc in quads_of(raw, crowded)])
+    return Found([(q + shift, sc) for q, sc in quads_of(raw, keep)], [(q + shift, sc) for q, sc in quads_of(raw, crowded)], raw)
 
 
 def find_boxes(det_s, img: np.ndarray, info: ModelInfo) -> Found:
     """Every box the classifier will see, down to the lowest score read (``_floor``), through the second look
     at the cards' region when the model zooms: what recognize reads, and what training crops are cut at."""
-    found = _look(det_s, img, info, mirror=info.mirror and not info.zoom)
-    if not info.zoom:
-        return found
-    zoomed = _zoom_in(det_s, img, found, info)
-    return _look(det_s, img, info, mirror=True) if zoomed is found and info.mirror else zoomed
+    found = _look(det_s, img, info)
+    zoomed = _zoom_in(det_s, img, found, info) if info.zoom else found
+    # the mirrored look (when the model has it) joins the final pass: the zoomed one, or else the first
+    return _look(det_s, img, info, mirror=True, plain=found) if zoomed is found and info.mirror else zoomed
 
 
 def _card(quad: np.ndarray, det_score: float, p: np.ndarray, info: ModelInfo, top_k: int) -> Card:

@@ -172,7 +172,11 @@ def write_card(dest: Path, meta: dict[str, Any]) -> Path:
                   f"- detector input {meta.get('det_imgsz')} px, confidence {meta['conf']}, NMS IoU {meta.get('iou')}"
                   + (f"; second look: boxes scored ≥ {meta['rescue_conf']} kept when the classifier gives ≥ {meta['rescue_cls']}"
                      if meta.get("rescue_conf", 1.0) < meta["conf"] else ""),
-                  f"- {meta.get('thresholds_note', '')}", ""]
+                  f"- {meta.get('thresholds_note', '')}"]
+        if meta.get("mirror"):
+            lines.append("- mirrored look: the final detector pass also runs on the mirrored input, each box averaged with "
+                         "its mirror's (recognize._fuse)" + (f"; {meta['mirror_note']}" if meta.get("mirror_note") else ""))
+        lines.append("")
     if meta.get("evaluation"):
         lines += ["## Measured (changpai eval)", "", "```json", json.dumps(meta["evaluation"], indent=1, ensure_ascii=False),
                   "```", ""]
