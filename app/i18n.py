@@ -5,6 +5,10 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
+
+from scoring.cards import NAMES_ZH
+from vision.messages import Msg
 
 LANGS = {"zh": "中文", "en": "English"}
 
@@ -17,3 +21,28 @@ def _table(lang: str) -> dict[str, str]:
 def t(key: str, lang: str = "zh", **kw: object) -> str:
     s = _table(lang).get(key) or _table("zh").get(key) or key
     return s.format(**kw) if kw else s
+
+
+CODE_KEYS = ("code", "old", "new")  # message values that are one card code
+CODES_KEYS = ("codes", "apart", "given")  # ... a list of codes
+
+
+def _value(key: str, v: Any, lang: str) -> Any:
+    name = (lambda c: NAMES_ZH.get(c, c)) if lang == "zh" else str
+    sep = "、" if lang == "zh" else ", "
+    if key in CODE_KEYS:
+        return name(v)
+    if key in CODES_KEYS:
+        return sep.join(name(c) for c in v)
+    if key == "boxes":  # [code, reading's probability or None, detector score]
+        return sep.join(f"{name(c)}（{p + ' / ' if p else ''}{t('det_score', lang)} {d}）" for c, p, d in v)
+    return v
+
+
+def say(msg: object, lang: str = "zh") -> str:
+    """A pipeline message (vision.messages.Msg) in ``lang``: the locale's ``msg.KEY`` template with its values,
+    card codes by their names; the English text for English, for a plain string, or a key with no template."""
+    tpl = _table(lang).get(f"msg.{msg.key}") if isinstance(msg, Msg) and lang != "en" else None
+    if tpl is None:
+        return str(msg)
+    return tpl.format(**{k: _value(k, v, lang) for k, v in msg.values.items()})

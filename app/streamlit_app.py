@@ -15,14 +15,14 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from app.i18n import LANGS, t
+from app.i18n import LANGS, say, t
 from app.tally import Tally, TallyError, check_code
 from scoring import HandError, build_hand, score_hand
 from scoring.cards import CODES, N_PLAIN, NAMES_ZH
 from scoring.rulesets import EVENTS, RULESETS, get_ruleset
 from scoring.score import TYPE_EN, TYPE_ZH
 from vision.imageio import ImageError, load_image
-from vision.pipeline import OTHER_READING, RECOUNT, PhotoContext, PhotoError, layout_from_roles, score_layout, score_recognition
+from vision.pipeline import NO_CARDS, OTHER_READING, RECOUNT, PhotoContext, PhotoError, layout_from_roles, score_layout, score_recognition
 from vision.recognize import Card, ModelError, Recognition, model_info, recognize_array
 
 MAX_UPLOAD_MB = int(os.environ.get("CHANGPAI_MAX_UPLOAD_MB", "25"))
@@ -108,7 +108,7 @@ def photo_section(data: bytes, lang: str, jiang: list[str], ruleset: str, n_jian
             "conf": [round(c.confidence, 2) for c in rec.cards]})
     rec: Recognition = st.session_state.rec
     if not rec.cards:
-        st.warning(PhotoError("No cards were found in the photo.").args[0])
+        st.warning(say(NO_CARDS, lang))
         return None
     st.caption(t("seen", lang, n=len(rec.cards)))
     result_box = st.container()  # the total and breakdown show above the corrections, filled in below
@@ -143,7 +143,7 @@ def photo_section(data: bytes, lang: str, jiang: list[str], ruleset: str, n_jian
     try:
         ps = score_layout(rec2, lay, ctx, repair_on=not changed)
     except (PhotoError, HandError) as e:
-        st.error(str(e))
+        st.error(say(e.args[0], lang) if e.args else str(e))
         return None
     res = ps.result
     with result_box:
@@ -163,9 +163,10 @@ def _show_result(ps, res, lang: str, img: np.ndarray, cards: list[Card]) -> None
                                t("points", lang): [i.points for i in res.items], t("rule", lang): [i.rule for i in res.items]}),
                  hide_index=True, width="stretch")
     for w in st.session_state.get("recount", []) + ps.warnings:
-        st.warning(w)
+        st.warning(say(w, lang))
     if ps.defaults:
-        st.info(t("confirm", lang) + ": " + "; ".join(ps.defaults))
+        colon, sep = ("：", "；") if lang == "zh" else (": ", "; ")
+        st.info(t("confirm", lang) + colon + sep.join(say(d, lang) for d in ps.defaults))
     from vision.annotate import annotate
 
     labels, groups = ps.card_tags()

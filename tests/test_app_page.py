@@ -79,8 +79,8 @@ def test_marking_a_card_not_a_card_leaves_it_out(app_env):
     at.session_state["cards_editor"] = {"edited_rows": {first_hand: {"role": "ignored"}}, "added_rows": [], "deleted_rows": []}
     at.run()
     assert not at.exception
-    # one card fewer in the hand: no longer a win, and the page says so instead of failing
-    assert any("not a win" in w.value for w in at.warning), [w.value for w in at.warning]
+    # one card fewer in the hand: no longer a win, and the page says so (in Chinese) instead of failing
+    assert any(w.value.startswith("未胡：") and "一对加七组" in w.value for w in at.warning), [w.value for w in at.warning]
 
 
 @pytest.mark.parametrize("name,data,needle", [
@@ -141,5 +141,8 @@ def test_a_card_added_by_the_one_more_repair_shows_on_the_page(app_env, monkeypa
     at = _new()
     _upload(at, "hand.jpg", (SAMPLES / "hand_1.jpg").read_bytes())  # a new session: recognized afresh
     assert len(at.session_state["rows"]) == len(gt["cards"])
-    assert any("added" in w.value and missed.code in w.value for w in at.warning), [w.value for w in at.warning]
+    from scoring.cards import NAMES_ZH
+
+    assert any(w.value.startswith("已修正（补牌）") and NAMES_ZH[missed.code] in w.value for w in at.warning), \
+        [w.value for w in at.warning]
     assert _total(at) == full

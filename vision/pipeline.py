@@ -22,9 +22,11 @@ from scoring.score import ScoreResult
 
 from .geometry import quad_iou
 from .layout import TableLayout, apart_readings, split_table
+from .messages import Msg
 from .recognize import NOT_A_CARD, SPARE_APART, SPARES, UNSURE, Card, Recognition, recognize
 
 MIN_CARDS = 8
+NO_CARDS = Msg("no_cards", "No cards were found in the photo.")
 
 
 class PhotoError(ValueError):
@@ -149,15 +151,19 @@ def _other_readings(ps: PhotoScore, rec: Recognition, ctx: PhotoContext) -> list
     cards = [c for i, c in enumerate(ps.recognition.cards) if i not in ps.layout.ignored]
     taken = {tuple(map(tuple, c.quad)) for c in cards}
     base = replace(ps.recognition, cards=cards, spares=[c for c in rec.spares if tuple(map(tuple, c.quad)) not in taken])
-    found: dict[int, str] = {}
+    found: dict[int, Msg] = {}
     for m in _moves(base):
         other = _clean_win(_applied(base, (m,)), ctx)
-        if other is not None and other.result.total != ps.result.total and other.result.total not in found:
-            found[other.result.total] = (f"with the box read as {m.card.code} ({m.card.confidence:.2f}, detector "
-                                         f"{m.card.det_score:.2f}) as a card" if m.card is not None else
-                                         f"without the card read as {cards[m.index].code} ({cards[m.index].confidence:.2f}, "
-                                         f"detector {cards[m.index].det_score:.2f})")
-    return [f"{OTHER_READING} {what} the hand is also a legal win, {total} 胡: look at that card" for total, what in found.items()]
+        total = other.result.total if other is not None else None
+        if total is None or total == ps.result.total or total in found:
+            continue
+        c = m.card if m.card is not None else cards[m.index]
+        v = dict(code=c.code, p=f"{c.confidence:.2f}", det=f"{c.det_score:.2f}", total=total)
+        found[total] = (Msg("check_with", f"{OTHER_READING} with the box read as {c.code} ({v['p']}, detector {v['det']}) as a "
+                            f"card the hand is also a legal win, {total} 胡: look at that card", **v) if m.card is not None else
+                        Msg("check_without", f"{OTHER_READING} without the card read as {c.code} ({v['p']}, detector {v['det']}) "
+                            f"the hand is also a legal win, {total} 胡: look at that card", **v))
+    return list(found.values())
 
 
 def _doubtful(rec: Recognition, conf: float) -> list[int]:
@@ -242,14 +248,16 @@ def _report(ps: PhotoScore, rec: Recognition, moves: tuple[_Move, ...]) -> Photo
             ps.layout.ignored.append(len(cards) - 1)
             dropped.append(Change(len(cards) - 1, c.code, NOT_A_CARD, c.confidence, 1 - c.det_score))
     if dropped:
+        boxes = [[cards[ch.index].code, None, f"{cards[ch.index].det_score:.2f}"] for ch in dropped]
         what = " and ".join(f"the box read as {cards[ch.index].code} (detector {cards[ch.index].det_score:.2f})" for ch in dropped)
-        ps.warnings.insert(0, f"{RECOUNT} left out {what}: only without {'it' if len(dropped) == 1 else 'them'} is the "
-                              "hand a legal win (a second box on a card, a box across two cards, or no card)")
+        ps.warnings.insert(0, Msg("recount_left_out", f"{RECOUNT} left out {what}: only without {'it' if len(dropped) == 1 else 'them'} "
+                                  "is the hand a legal win (a second box on a card, a box across two cards, or no card)", boxes=boxes))
     if added:
-        what = " and ".join(f"{c.code} ({c.confidence:.2f}, score {c.det_score:.2f})" for c in (cards[ch.index] for ch in added))
-        ps.warnings.insert(0, f"{RECOUNT} added {what}, {'a box' if len(added) == 1 else 'boxes'} the detector had left out "
-                              f"(unsure, or overlapping another card): only with {'it' if len(added) == 1 else 'them'} "
-                              "is the hand a legal win")
+        got = [cards[ch.index] for ch in added]
+        what = " and ".join(f"{c.code} ({c.confidence:.2f}, score {c.det_score:.2f})" for c in got)
+        ps.warnings.insert(0, Msg("recount_added", f"{RECOUNT} added {what}, {'a box' if len(added) == 1 else 'boxes'} the detector had "
+                                  f"left out (unsure, or overlapping another card): only with {'it' if len(added) == 1 else 'them'} "
+                                  "is the hand a legal win", boxes=[[c.code, f"{c.confidence:.2f}", f"{c.det_score:.2f}"] for c in got]))
     ps.repair.changes[:0] = added + dropped
     return ps
 
@@ -273,7 +281,7 @@ def score_as_seen(rec: Recognition, ctx: PhotoContext, repair_on: bool = True) -
     too (layout.apart_readings): a legal win first, then the fewest repairs, then the fewest objects left
     out, then the most confident 将."""
     if not rec.cards:
-        raise PhotoError("No cards were found in the photo.")
+        raise PhotoError(NO_CARDS)
     rs = get_ruleset(ctx.ruleset, ctx.options)
     lay = split_table(rec.cards, rs.n_jiang)
     error: PhotoError | None = None
@@ -296,9 +304,9 @@ def score_as_seen(rec: Recognition, ctx: PhotoContext, repair_on: bool = True) -
         raise error  # the first reading failed and no other reading is a legal win
     ps = best
     if ps.layout.ignored:
-        ps.warnings.insert(0, f"left out {len(ps.layout.ignored)} object(s) lying apart "
-                              f"({' '.join(rec.cards[i].code for i in ps.layout.ignored)}): only without them is the hand a legal win; "
-                              "mark them as cards on the page if they are")
+        codes = [rec.cards[i].code for i in ps.layout.ignored]
+        ps.warnings.insert(0, Msg("apart_left_out", f"left out {len(codes)} object(s) lying apart ({' '.join(codes)}): only without "
+                                  "them is the hand a legal win; mark them as cards on the page if they are", n=len(codes), codes=codes))
     return ps
 
 
@@ -324,7 +332,7 @@ def score_layout(rec: Recognition, lay: TableLayout, ctx: PhotoContext, repair_o
     t = time.perf_counter()
     cards = rec.cards
     if not cards:
-        raise PhotoError("No cards were found in the photo.")
+        raise PhotoError(NO_CARDS)
     rs = get_ruleset(ctx.ruleset, ctx.options)
     defaults: list[str] = []
     warnings: list[str] = []
@@ -332,47 +340,54 @@ def score_layout(rec: Recognition, lay: TableLayout, ctx: PhotoContext, repair_o
     if ctx.jiang:
         jiang = list(ctx.jiang)
         if lay.jiang and sorted(photo_jiang) != sorted(jiang):
-            warnings.append(f"The cards set apart ({' '.join(photo_jiang)}) differ from the 将 given ({' '.join(jiang)}); "
-                            "the given 将 are used and the apart cards are read as part of the hand.")
+            warnings.append(Msg("jiang_differs", f"The cards set apart ({' '.join(photo_jiang)}) differ from the 将 given "
+                                f"({' '.join(jiang)}); the given 将 are used and the apart cards are read as part of the hand.",
+                                apart=photo_jiang, given=jiang))
             lay.hand = sorted(lay.hand + lay.jiang)
             lay.jiang = []
     elif len(photo_jiang) == rs.n_jiang:
         jiang = photo_jiang
-        defaults.append(f"将 read from the cards set apart: {' '.join(jiang)}")
+        defaults.append(Msg("jiang_from_apart", f"将 read from the cards set apart: {' '.join(jiang)}", codes=jiang))
     else:
         apart = [cards[i].code for g in lay.apart for i in g]
-        seen = f"{len(cards)} cards" + (f", {len(photo_jiang)} set apart" if photo_jiang else
-                                         f", {len(apart)} lying apart ({' '.join(apart)}), which do not fit as the 将" if apart else
-                                         ", none set apart")
-        raise PhotoError(f"Saw {seen}, but the {rs.n_jiang} flipped 将 card{'s' if rs.n_jiang > 1 else ''} "
-                         "must lie apart from the hand or be named (--jiang, or 翻将 on the page).")
+        key, seen = (("jiang_missing_set_apart", f", {len(photo_jiang)} set apart") if photo_jiang else
+                     ("jiang_missing_apart", f", {len(apart)} lying apart ({' '.join(apart)}), which do not fit as the 将") if apart else
+                     ("jiang_missing", ", none set apart"))
+        raise PhotoError(Msg(key, f"Saw {len(cards)} cards{seen}, but the {rs.n_jiang} flipped 将 card{'s' if rs.n_jiang > 1 else ''} "
+                             "must lie apart from the hand or be named (--jiang, or 翻将 on the page).",
+                             n=len(cards), k=len(photo_jiang) or len(apart), codes=apart, need=rs.n_jiang))
     declared = []
     for g in lay.melds:
         code = cards[g[0]].code
         if any(cards[i].code != code for i in g):
-            raise PhotoError(f"A group on the table must be equal cards, but holds {' '.join(cards[i].code for i in g)}.")
+            codes = [cards[i].code for i in g]
+            raise PhotoError(Msg("group_not_equal", f"A group on the table must be equal cards, but holds {' '.join(codes)}.",
+                                 codes=codes))
         how = ctx.declared_how.get(code) or ("pong" if len(g) == 3 else "exposed_kong")
         if code not in ctx.declared_how:
-            defaults.append(f"{code}×{len(g)} on the table read as {'碰 pong' if how == 'pong' else '明杠 exposed quad'}")
+            read = "碰 pong" if how == "pong" else "明杠 exposed quad"
+            defaults.append(Msg(f"meld_{how}", f"{code}×{len(g)} on the table read as {read}", code=code, n=len(g)))
         declared.append(([cards[i].code for i in g], how))
     hand_idx = lay.hand
     if len(hand_idx) + sum(len(g) for g in lay.melds) < MIN_CARDS:
-        raise PhotoError(f"Only {len(cards)} cards were found ({' '.join(c.code for c in cards)}): "
-                         "too few for a hand; photograph the whole hand.")
+        codes = [c.code for c in cards]
+        raise PhotoError(Msg("too_few", f"Only {len(cards)} cards were found ({' '.join(codes)}): too few for a hand; "
+                             "photograph the whole hand.", n=len(cards), codes=codes))
     if ctx.win is None and ctx.is_win:
-        defaults.append("winning card not given: no 丫子/拖尾/吊头 bonus counted")
+        defaults.append(Msg("no_win_card", "winning card not given: no 丫子/拖尾/吊头 bonus counted"))
     if not ctx.self_drawn and ctx.is_win:
-        defaults.append("won on a discard (not 自摸)")
+        defaults.append(Msg("discard", "won on a discard (not 自摸)"))
     conc = Counter(cards[i].code for i in hand_idx)
     quads = [c for c, n in conc.items() if n == 4 and c not in ctx.from_deal]
     if quads:
-        defaults.append(f"concealed quad(s) {' '.join(quads)} counted as 后摸 (collected after the deal)")
+        defaults.append(Msg("quads_later", f"concealed quad(s) {' '.join(quads)} counted as 后摸 (collected after the deal)", codes=quads))
     kwargs = dict(jiang=jiang, declared=declared, ruleset=ctx.ruleset, options=ctx.options,
                   from_deal=[c for c in ctx.from_deal if c in conc or any(c == d[0][0] for d in declared)],
                   win=ctx.win if (ctx.win and ctx.win in conc) else None, is_win=ctx.is_win, self_drawn=ctx.self_drawn,
                   dealer=ctx.dealer, events=ctx.events)
     if ctx.win and ctx.win not in conc:
-        warnings.append(f"The winning card {ctx.win} is not among the concealed cards seen; scored without it.")
+        warnings.append(Msg("win_not_seen", f"The winning card {ctx.win} is not among the concealed cards seen; scored without it.",
+                            code=ctx.win))
     cands = [Candidate(cards[i].alternatives, i) for i in hand_idx]
     try:
         rr = repair(cands, kwargs, want_win=ctx.is_win, max_changes=2 if repair_on else 0)
@@ -382,14 +397,14 @@ def score_layout(rec: Recognition, lay: TableLayout, ctx: PhotoContext, repair_o
         raise PhotoError(f"The cards seen cannot be a hand: {rr.error}")
     if rr.changes:
         for ch in rr.changes:
-            warnings.append(f"repaired: card {ch.index + 1} read as {ch.old} ({ch.p_old:.2f}) taken as {ch.new} ({ch.p_new:.2f}) "
-                            "because only then is the hand a legal win")
+            v = dict(i=ch.index + 1, old=ch.old, p_old=f"{ch.p_old:.2f}", new=ch.new, p_new=f"{ch.p_new:.2f}")
+            warnings.append(Msg("repaired", f"repaired: card {v['i']} read as {ch.old} ({v['p_old']}) taken as {ch.new} ({v['p_new']}) "
+                                "because only then is the hand a legal win", **v))
     if rr.ambiguous:
-        warnings.append("several cards could be misread in more than one way; check the low-confidence cards")
+        warnings.append(Msg("ambiguous", "several cards could be misread in more than one way; check the low-confidence cards"))
     if ctx.is_win and not rr.result.is_win:
-        seen = " ".join(c for c in rr.codes)
-        warnings.append(f"not a win: the concealed cards seen ({seen}) do not make one pair and seven groups; "
-                        "scored as group points")
+        warnings.append(Msg("not_win", f"not a win: the concealed cards seen ({' '.join(rr.codes)}) do not make one pair and seven "
+                            "groups; scored as group points", codes=list(rr.codes)))
     hand = {
         "ruleset": ctx.ruleset, "jiang": jiang,
         "declared": [{"cards": cs, "how": how} for cs, how in declared],

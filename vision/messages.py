@@ -1,0 +1,27 @@
+"""Messages that photo → hu gives the table (warnings, defaults to confirm, errors): English text that also
+carries a key and its values, so the page can say it in the player's language (app/locales, ``msg.KEY``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class Msg(str):
+    """An English message (it is that string everywhere: CLI, JSON, logs) with ``key`` and ``values`` for
+    other languages. Values are codes, numbers and lists of them, never English words."""
+
+    key: str
+    values: dict[str, Any]
+
+    def __new__(cls, key: str, text: str, **values: Any) -> Msg:
+        obj = super().__new__(cls, text)
+        obj.key = key
+        obj.values = values
+        return obj
+
+    def __reduce__(self):  # kept in the page's session state: pickles with its key and values
+        return (_rebuild, (self.key, str(self), self.values))
+
+
+def _rebuild(key: str, text: str, values: dict[str, Any]) -> Msg:
+    return Msg(key, text, **values)
