@@ -88,7 +88,7 @@ def photo_section(data: bytes, lang: str, jiang: list[str], ruleset: str, n_jian
     try:
         img = load_image(data, name="the photo")
     except ImageError as e:
-        st.error(str(e))
+        st.error(say(e.args[0], lang))
         return None
     if st.session_state.get("photo_key") != key:
         rec = recognize_array(img, model_path)

@@ -410,10 +410,10 @@ def test_the_pages_chinese_says_every_message_of_photo_to_hu(hand_scenes):
     from scoring.cards import NAMES_ZH
     from vision.messages import Msg
 
-    src = (Path(__file__).parents[1] / "vision" / "pipeline.py").read_text()
+    src = "".join((Path(__file__).parents[1] / "vision" / f).read_text() for f in ("pipeline.py", "imageio.py"))
     keys = set(re.findall(r'Msg\(\s*"(\w+)"', src)) | set(re.findall(r'"(jiang_missing\w*)"', src))
     keys |= {"meld_pong", "meld_exposed_kong"}  # Msg(f"meld_{how}", …)
-    assert len(keys) >= 22 and all(f"msg.{k}" in _table("zh") for k in keys)
+    assert len(keys) >= 29 and all(f"msg.{k}" in _table("zh") for k in keys)
 
     said: dict[str, Msg] = {}
 
@@ -450,7 +450,14 @@ def test_the_pages_chinese_says_every_message_of_photo_to_hu(hand_scenes):
             q = np.array(next(rec.cards[k].quad for k in reversed(hand) if rec.cards[k].code == code))
             rec.spares = [Card(code, 0.95, [(code, 0.95)], (q + (q[1] - q[0]) * 0.5).tolist(), det_score=0.4)]
             keep(*score_recognition(rec, _ctx(gt)).warnings)
-    assert {"no_cards", "too_few", "jiang_missing", "not_win", "recount_added", "check_with",
+    tiny = io.BytesIO()
+    Image.new("RGB", (8, 8)).save(tiny, "JPEG")
+    for bad in (b"", b"not an image", tiny.getvalue()):
+        with pytest.raises(ImageError) as e:
+            load_image(bad)
+        keep(e.value.args[0])
+    assert {"image_empty", "image_unreadable", "image_too_small", "no_cards", "too_few", "jiang_missing", "not_win",
+            "recount_added", "check_with",
             "jiang_from_apart", "no_win_card", "discard"} <= set(said)
     for m in said.values():
         zh = say(m, "zh")

@@ -10,6 +10,8 @@ import cv2
 import numpy as np
 from PIL import Image, ImageOps, UnidentifiedImageError
 
+from .messages import Msg
+
 MAX_PIXELS = 60_000_000  # a 48-MP phone photo fits; a decompression bomb does not
 MAX_BYTES = 80 * 1024 * 1024
 
@@ -30,30 +32,32 @@ def load_image(src: str | Path | bytes, name: str | None = None) -> np.ndarray:
         if not p.is_file():
             raise ImageError(f"{p} is not a file.")
         if p.stat().st_size > MAX_BYTES:
-            raise ImageError(f"{label} is larger than {MAX_BYTES // 2**20} MB.")
+            raise ImageError(Msg("image_too_large", f"{label} is larger than {MAX_BYTES // 2**20} MB.", mb=MAX_BYTES // 2**20))
         data = p.read_bytes()
     if not data:
-        raise ImageError(f"{label} is empty.")
+        raise ImageError(Msg("image_empty", f"{label} is empty."))
     if len(data) > MAX_BYTES:
-        raise ImageError(f"{label} is larger than {MAX_BYTES // 2**20} MB.")
+        raise ImageError(Msg("image_too_large", f"{label} is larger than {MAX_BYTES // 2**20} MB.", mb=MAX_BYTES // 2**20))
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", Image.DecompressionBombWarning)
             with Image.open(io.BytesIO(data)) as im:
                 w, h = im.size
                 if w * h > MAX_PIXELS:
-                    raise ImageError(f"{label} is {w}×{h} pixels, more than the {MAX_PIXELS // 10**6} megapixels accepted.")
+                    raise ImageError(Msg("image_too_many_pixels", f"{label} is {w}×{h} pixels, more than the {MAX_PIXELS // 10**6} "
+                                         "megapixels accepted.", w=w, h=h, mp=MAX_PIXELS // 10**6))
                 orientation = im.getexif().get(0x0112, 1)
                 fmt = im.format
     except ImageError:
         raise
     except (Image.DecompressionBombError, Image.DecompressionBombWarning):
-        raise ImageError(f"{label} has more than the {MAX_PIXELS // 10**6} megapixels accepted.") from None
+        raise ImageError(Msg("image_bomb", f"{label} has more than the {MAX_PIXELS // 10**6} megapixels accepted.",
+                             mp=MAX_PIXELS // 10**6)) from None
     except (UnidentifiedImageError, OSError, SyntaxError, ValueError, ImportError):
         # ImportError: a plug-in that patches Image.open (e.g. for HEIF) may fail to import while trying
-        raise ImageError(f"{label} is not an image that can be read (JPEG, PNG, WebP, BMP or TIFF).") from None
+        raise ImageError(Msg("image_unreadable", f"{label} is not an image that can be read (JPEG, PNG, WebP, BMP or TIFF).")) from None
     if w < 32 or h < 32:
-        raise ImageError(f"{label} is only {w}×{h} pixels: too small to show cards.")
+        raise ImageError(Msg("image_too_small", f"{label} is only {w}×{h} pixels: too small to show cards.", w=w, h=h))
     img = None
     if fmt in ("JPEG", "PNG", "BMP", "WEBP", "TIFF"):
         img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR | cv2.IMREAD_IGNORE_ORIENTATION)
@@ -63,10 +67,14 @@ def load_image(src: str | Path | bytes, name: str | None = None) -> np.ndarray:
                 im.load()
                 img = cv2.cvtColor(np.asarray(im.convert("RGB")), cv2.COLOR_RGB2BGR)
         except (OSError, ValueError, SyntaxError, ImportError):
-            raise ImageError(f"{label} is damaged or truncated and cannot be decoded.") from None
+            raise ImageError(_damaged(label)) from None
     if img is None or img.size == 0:
-        raise ImageError(f"{label} is damaged or truncated and cannot be decoded.")
+        raise ImageError(_damaged(label))
     return apply_orientation(img, orientation)
+
+
+def _damaged(label: str) -> Msg:
+    return Msg("image_damaged", f"{label} is damaged or truncated and cannot be decoded.")
 
 
 def apply_orientation(img: np.ndarray, orientation: int) -> np.ndarray:
