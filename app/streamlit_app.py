@@ -19,6 +19,7 @@ from app.i18n import LANGS, say, t
 from app.tally import Tally, TallyError, check_code
 from scoring import HandError, build_hand, score_hand
 from scoring.cards import CODES, N_PLAIN, NAMES_ZH
+from scoring.hand import HOW_ZH
 from scoring.rulesets import EVENTS, RULESETS, get_ruleset
 from scoring.score import TYPE_EN, TYPE_ZH
 from vision.imageio import ImageError, load_image
@@ -47,6 +48,13 @@ def card_label(code: str) -> str:
     return f"{NAMES_ZH[code]} {code}"
 
 
+def role_label(role: str, lang: str) -> str:
+    """A card's place as the corrections table shows it: hand, 将, group N, or not a card."""
+    if role.startswith("meld:"):
+        return f"{t('meld', lang)} {int(role.split(':')[1]) + 1}"
+    return t({"hand": "hand", "jiang": "role_jiang", "ignored": "ignored"}.get(role, role), lang)
+
+
 def main() -> None:
     st.set_page_config(page_title="changpai 长牌算胡", page_icon="🀄", layout="centered")
     model_path = os.environ.get("CHANGPAI_MODEL") or None
@@ -59,6 +67,7 @@ def main() -> None:
         ruleset = st.selectbox(t("ruleset", lang), list(RULESETS), key="ruleset")
         n_jiang = get_ruleset(ruleset).n_jiang
         jiang = st.multiselect(t("jiang", lang), list(CODES[:N_PLAIN]), format_func=card_label, max_selections=n_jiang,
+                               placeholder=t("choose", lang),
                                help=t("jiang_help", lang), key="jiang")
     st.title(t("title", lang))
     try:
@@ -105,7 +114,7 @@ def photo_section(data: bytes, lang: str, jiang: list[str], ruleset: str, n_jian
         st.session_state.rec = rec
         st.session_state.rows = pd.DataFrame({
             "code": [c.code for c in rec.cards], "role": roles,
-            "conf": [round(c.confidence, 2) for c in rec.cards]})
+            "conf": [round(c.confidence, 2) for c in rec.cards]}, index=range(1, len(rec.cards) + 1))  # as messages count
     rec: Recognition = st.session_state.rec
     if not rec.cards:
         st.warning(say(NO_CARDS, lang))
@@ -116,8 +125,9 @@ def photo_section(data: bytes, lang: str, jiang: list[str], ruleset: str, n_jian
     edited = st.data_editor(
         st.session_state.rows, key="cards_editor", hide_index=False, width="stretch",
         column_config={
-            "code": st.column_config.SelectboxColumn(t("code", lang), options=list(CODES), required=True),
-            "role": st.column_config.SelectboxColumn(t("role", lang), options=roles_all, required=True),
+            "code": st.column_config.SelectboxColumn(t("code", lang), options=list(CODES), required=True, format_func=card_label),
+            "role": st.column_config.SelectboxColumn(t("role", lang), options=roles_all, required=True,
+                                                     format_func=lambda r: role_label(r, lang)),
             "conf": st.column_config.NumberColumn(t("conf", lang), disabled=True, format="%.2f"),
         })
     changed = not edited[["code", "role"]].equals(st.session_state.rows[["code", "role"]])
@@ -132,12 +142,13 @@ def photo_section(data: bytes, lang: str, jiang: list[str], ruleset: str, n_jian
     tsumo = c2.checkbox(t("tsumo", lang), key="tsumo")
     dealer = c3.checkbox(t("dealer", lang), key="dealer")
     events = st.multiselect(t("events", lang), [e for e in EVENTS if e != "qiong_hen"], format_func=lambda e: f"{EVENT_ZH[e]} {e}",
-                            key="events")
+                            placeholder=t("choose", lang), key="events")
     how = {}
     for gi, g in enumerate(lay.melds):
         code = cards[g[0]].code
         opts = ["pong"] if len(g) == 3 else ["exposed_kong", "concealed_kong", "dealt_kong"]
-        how[code] = st.selectbox(f"{t('how', lang)}: {NAMES_ZH[code]}×{len(g)}", opts, key=f"how_{gi}_{code}")
+        how[code] = st.selectbox(f"{t('how', lang)}: {NAMES_ZH[code]}×{len(g)}", opts, key=f"how_{gi}_{code}",
+                                 format_func=lambda h: f"{HOW_ZH[h]} {h}")
     ctx = PhotoContext(ruleset=ruleset, jiang=jiang or None, win=None if win == "?" else win, self_drawn=tsumo, dealer=dealer,
                        events=events, declared_how=how)
     try:
