@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from scoring.cards import NAMES_ZH
-from vision.messages import Msg
+from scoring.hand import HOW_ZH
+from scoring.messages import Msg
 
 LANGS = {"zh": "中文", "en": "English"}
 
@@ -30,6 +31,10 @@ CODES_KEYS = ("codes", "apart", "given")  # ... a list of codes
 def _value(key: str, v: Any, lang: str) -> Any:
     name = (lambda c: NAMES_ZH.get(c, c)) if lang == "zh" else str
     sep = "、" if lang == "zh" else ", "
+    if isinstance(v, Msg):  # a message inside another (the hand error behind "cannot be a hand")
+        return say(v, lang)
+    if key == "how" and lang == "zh":
+        return HOW_ZH.get(v, v)
     if key in CODE_KEYS:
         return name(v)
     if key in CODES_KEYS:
@@ -40,7 +45,7 @@ def _value(key: str, v: Any, lang: str) -> Any:
 
 
 def say(msg: object, lang: str = "zh") -> str:
-    """A pipeline message (vision.messages.Msg) in ``lang``: the locale's ``msg.KEY`` template with its values,
+    """A pipeline message (scoring.messages.Msg) in ``lang``: the locale's ``msg.KEY`` template with its values,
     card codes by their names; the English text for English, for a plain string, or a key with no template."""
     tpl = _table(lang).get(f"msg.{msg.key}") if isinstance(msg, Msg) and lang != "en" else None
     if tpl is None:

@@ -196,7 +196,7 @@ def others_section(lang: str, ruleset: str, jiang: list[str]) -> list[int]:
         try:
             res = score_hand(build_hand(concealed=text, jiang=jiang, ruleset=ruleset))
         except HandError as e:
-            st.error(str(e))
+            st.error(say(e.args[0], lang))
             pts.append(0)
             continue
         st.write(f"{t('player', lang)} {p}: **{res.total}** ({res.group_points})")

@@ -10,6 +10,7 @@ import re
 from collections import Counter
 
 from .errors import HandError
+from .messages import Msg
 
 SUITS = ("t", "b", "w")
 SUIT_ZH = {"t": "条", "b": "丙", "w": "万"}
@@ -96,10 +97,8 @@ def parse_cards(text: str | list[str] | tuple[str, ...]) -> list[str]:
         if pieces and "".join(pieces) == tok:
             out.extend(_ALIASES_ZH[p] for p in pieces)
             continue
-        raise HandError(
-            f"Unknown card {tok!r}: use codes like 1t…9t, 1b…9b, 1w…9w, qz, hh, bh "
-            f"(shorthand 123t, 555b) or Chinese names like 一条, 九丙, 千字."
-        )
+        raise HandError(Msg("unknown_card", f"Unknown card {tok!r}: use codes like 1t…9t, 1b…9b, 1w…9w, qz, hh, bh "
+                            "(shorthand 123t, 555b) or Chinese names like 一条, 九丙, 千字.", token=tok))
     return out
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from .cards import CODES, INDEX, N_KINDS, N_PLAIN, counts_of, format_cards, parse_cards
 from .errors import HandError
+from .messages import Msg
 from .rulesets import EVENTS, Ruleset, get_ruleset
 
 HOWS = ("pong", "exposed_kong", "concealed_kong", "dealt_kong")
@@ -99,11 +100,9 @@ def build_hand(
     conc = parse_cards(concealed)
     jiang_codes = parse_cards(jiang)
     if len(jiang_codes) != rs.n_jiang:
-        raise HandError(
-            f"The {rs.name} ruleset flips {rs.n_jiang} 将 card{'s' if rs.n_jiang > 1 else ''}, "
-            f"but {len(jiang_codes)} {'was' if len(jiang_codes) == 1 else 'were'} given "
-            f"(e.g. --jiang {'2t,3w' if rs.n_jiang == 2 else '4t'})."
-        )
+        raise HandError(Msg("jiang_count", f"The {rs.name} ruleset flips {rs.n_jiang} 将 card{'s' if rs.n_jiang > 1 else ''}, "
+                            f"but {len(jiang_codes)} {'was' if len(jiang_codes) == 1 else 'were'} given "
+                            f"(e.g. --jiang {'2t,3w' if rs.n_jiang == 2 else '4t'}).", need=rs.n_jiang, n=len(jiang_codes)))
     decl: list[Declared] = []
     flips = [0] * N_KINDS
     for j in jiang_codes:
@@ -121,12 +120,13 @@ def build_hand(
             why = ""
             if how in ("concealed_kong", "dealt_kong") and flips[k]:
                 why = f" ({code} was flipped {flips[k]} time{'s' if flips[k] > 1 else ''})"
-            raise HandError(f"A {how} of {code} has {need} cards{why}, but {len(cl)} were given.")
+            raise HandError(Msg("group_size", f"A {how} of {code} has {need} cards{why}, but {len(cl)} were given.",
+                                how=how, code=code, need=need, n=len(cl)))
         if how == "pong" and flips[k] >= 2:
-            raise HandError(f"{code} was flipped twice, so only 2 remain: it cannot be a pong.")
+            raise HandError(Msg("pong_flipped_twice", f"{code} was flipped twice, so only 2 remain: it cannot be a pong.", code=code))
         decl.append(Declared(k, len(cl), how))
     if not conc and not decl:
-        raise HandError("The hand is empty: give its cards, e.g. '123t 456t 555b …'.")
+        raise HandError(Msg("hand_empty", "The hand is empty: give its cards, e.g. '123t 456t 555b …'."))
     counts = counts_of(conc)
     total = counts[:]
     for d in decl:
@@ -135,17 +135,14 @@ def build_hand(
         in_play = total[k] + flips[k]
         limit = 1 if k >= N_PLAIN else 4
         if k >= N_PLAIN and (total[k] or flips[k]) and not rs.uses_extras:
-            raise HandError(
-                f"The extra card {CODES[k]} is not in the {rs.name} deck "
-                "(extras are wild in rugao, or 喜儿 with the xi_er option of nantong-single)."
-            )
+            raise HandError(Msg("extra_not_in_deck", f"The extra card {CODES[k]} is not in the {rs.name} deck "
+                                "(extras are wild in rugao, or 喜儿 with the xi_er option of nantong-single).", code=CODES[k]))
         if in_play > limit:
             if flips[k]:
-                raise HandError(
-                    f"Too many {CODES[k]}: {total[k]} in the hand and {flips[k]} flipped as 将, "
-                    f"but the deck has only {limit}."
-                )
-            raise HandError(f"Too many {CODES[k]}: {total[k]} in the hand, but the deck has only {limit}.")
+                raise HandError(Msg("too_many_flipped", f"Too many {CODES[k]}: {total[k]} in the hand and {flips[k]} flipped as 将, "
+                                    f"but the deck has only {limit}.", code=CODES[k], n=total[k], flipped=flips[k], limit=limit))
+            raise HandError(Msg("too_many", f"Too many {CODES[k]}: {total[k]} in the hand, but the deck has only {limit}.",
+                                code=CODES[k], n=total[k], limit=limit))
     fd = parse_cards(from_deal)
     for code in fd:
         if total[INDEX[code]] == 0:
@@ -159,7 +156,7 @@ def build_hand(
     if "tian_cheng" in ev:
         dealer = True
     if dealer and ev & {"di_hu", "tian_ting", "zhe_zhuang"}:
-        raise HandError("地胡, 天听 and 折庄 are for a player who is not the dealer.")
+        raise HandError(Msg("not_for_dealer", "地胡, 天听 and 折庄 are for a player who is not the dealer."))
     win_k = None
     if win is not None:
         win_codes = parse_cards(win)
@@ -167,10 +164,11 @@ def build_hand(
             raise HandError(f"The winning card must be one card, not {win!r}.")
         win_k = INDEX[win_codes[0]]
         if counts[win_k] == 0:
-            raise HandError(f"The winning card {win_codes[0]} is not among the concealed cards.")
+            raise HandError(Msg("win_not_in_hand", f"The winning card {win_codes[0]} is not among the concealed cards.",
+                                code=win_codes[0]))
     winning = bool(is_win) if is_win is not None else (win_k is not None or "tian_cheng" in ev)
     if "gang_kai" in ev and win_k is None:
-        raise HandError("杠开 (gang_kai) needs the winning card (R11).")
+        raise HandError(Msg("gang_kai_needs_win", "杠开 (gang_kai) needs the winning card (R11)."))
     return Hand(
         ruleset=rs,
         jiang=tuple(sorted(INDEX[j] for j in jiang_codes)),

@@ -146,3 +146,13 @@ def test_a_card_added_by_the_one_more_repair_shows_on_the_page(app_env, monkeypa
     assert any(w.value.startswith("已修正（补牌）") and NAMES_ZH[missed.code] in w.value for w in at.warning), \
         [w.value for w in at.warning]
     assert _total(at) == full
+
+
+def test_another_players_hand_with_a_typo_is_told_in_the_pages_language(app_env):
+    at = _new()
+    at.sidebar.multiselect[0].set_value(["2t", "3w"])  # 翻将
+    at.text_input(key="other_2").set_value("123t 456t xx").run()
+    assert not at.exception
+    assert any(e.value.startswith("不认识的牌“xx”") for e in at.error), [e.value for e in at.error]
+    at.text_input(key="other_2").set_value("123t 456t 789b 1w 1w").run()
+    assert not at.error and any("玩家 2: **" in m.value for m in at.markdown)

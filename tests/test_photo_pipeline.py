@@ -399,7 +399,7 @@ def test_another_legal_win_one_card_away_is_named_without_changing_the_total(han
 
 
 def test_the_pages_chinese_says_every_message_of_photo_to_hu(hand_scenes):
-    """Warnings, defaults to confirm and errors are English strings that carry a key and values (vision.messages);
+    """Warnings, defaults to confirm and errors are English strings that carry a key and values (scoring.messages);
     the Chinese page says each one from app/locales/zh.json, card codes by their names."""
     import re
     import string
@@ -408,12 +408,13 @@ def test_the_pages_chinese_says_every_message_of_photo_to_hu(hand_scenes):
 
     from app.i18n import _table, say
     from scoring.cards import NAMES_ZH
-    from vision.messages import Msg
+    from scoring.messages import Msg
 
-    src = "".join((Path(__file__).parents[1] / "vision" / f).read_text() for f in ("pipeline.py", "imageio.py"))
+    root = Path(__file__).parents[1]
+    src = "".join((root / f).read_text() for f in ("vision/pipeline.py", "vision/imageio.py", "scoring/hand.py", "scoring/cards.py"))
     keys = set(re.findall(r'Msg\(\s*"(\w+)"', src)) | set(re.findall(r'"(jiang_missing\w*)"', src))
     keys |= {"meld_pong", "meld_exposed_kong"}  # Msg(f"meld_{how}", …)
-    assert len(keys) >= 29 and all(f"msg.{k}" in _table("zh") for k in keys)
+    assert len(keys) >= 40 and all(f"msg.{k}" in _table("zh") for k in keys)
 
     said: dict[str, Msg] = {}
 
@@ -456,7 +457,18 @@ def test_the_pages_chinese_says_every_message_of_photo_to_hu(hand_scenes):
         with pytest.raises(ImageError) as e:
             load_image(bad)
         keep(e.value.args[0])
-    assert {"image_empty", "image_unreadable", "image_too_small", "no_cards", "too_few", "jiang_missing", "not_win",
+    from scoring import HandError, build_hand
+
+    for kw in (dict(concealed="123t xx"), dict(concealed="1t 1t 1t 1t 1t"), dict(concealed="123t", jiang=["2t"]),
+               dict(concealed=""), dict(concealed="123t", events=["gang_kai"])):
+        with pytest.raises(HandError) as e:
+            build_hand(**({"jiang": ["2t", "3w"]} | kw))
+        keep(e.value.args[0])
+    inner = said["too_many"]
+    keep(Msg("cannot_be_hand", f"The cards seen cannot be a hand: {inner}", error=inner))
+    assert say(said["cannot_be_hand"], "zh").endswith(say(inner, "zh"))  # the hand error inside, in Chinese too
+    assert {"unknown_card", "jiang_count", "hand_empty", "gang_kai_needs_win", "image_empty", "image_unreadable",
+            "image_too_small", "no_cards", "too_few", "jiang_missing", "not_win",
             "recount_added", "check_with",
             "jiang_from_apart", "no_win_card", "discard"} <= set(said)
     for m in said.values():
@@ -464,7 +476,7 @@ def test_the_pages_chinese_says_every_message_of_photo_to_hu(hand_scenes):
         fields = {f for _, f, _, _ in string.Formatter().parse(_table("zh")[f"msg.{m.key}"]) if f}
         assert fields <= set(m.values), m.key
         assert zh != str(m) and "{" not in zh and re.search(r"[\u4e00-\u9fff]", zh)
-        codes = [m.values[k] for k in ("code", "old", "new") if k in m.values]
+        codes = [m.values[k] for k in ("code", "old", "new") if k in m.values and m.key != "cannot_be_hand"]
         codes += [c for k in ("codes", "apart", "given") for c in m.values.get(k, [])] + [b[0] for b in m.values.get("boxes", [])]
         assert all(NAMES_ZH[c] in zh for c in codes), (m.key, zh)
         assert say(m, "en") == str(m)

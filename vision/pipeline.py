@@ -16,13 +16,13 @@ from typing import Any
 import numpy as np
 
 from scoring import HandError
+from scoring.messages import Msg
 from scoring.repair import Candidate, Change, RepairResult, repair
 from scoring.rulesets import get_ruleset
 from scoring.score import ScoreResult
 
 from .geometry import quad_iou
 from .layout import TableLayout, apart_readings, split_table
-from .messages import Msg
 from .recognize import NOT_A_CARD, SPARE_APART, SPARES, UNSURE, Card, Recognition, recognize
 
 MIN_CARDS = 8
@@ -392,9 +392,9 @@ def score_layout(rec: Recognition, lay: TableLayout, ctx: PhotoContext, repair_o
     try:
         rr = repair(cands, kwargs, want_win=ctx.is_win, max_changes=2 if repair_on else 0)
     except HandError as e:
-        raise PhotoError(str(e)) from None
+        raise PhotoError(e.args[0] if e.args else str(e)) from None
     if rr.result is None:
-        raise PhotoError(f"The cards seen cannot be a hand: {rr.error}")
+        raise PhotoError(Msg("cannot_be_hand", f"The cards seen cannot be a hand: {rr.error}", error=rr.error))
     if rr.changes:
         for ch in rr.changes:
             v = dict(i=ch.index + 1, old=ch.old, p_old=f"{ch.p_old:.2f}", new=ch.new, p_new=f"{ch.p_new:.2f}")

@@ -1,5 +1,6 @@
-"""Messages that photo → hu gives the table (warnings, defaults to confirm, errors): English text that also
-carries a key and its values, so the page can say it in the player's language (app/locales, ``msg.KEY``)."""
+"""Messages the table reads (a hand's errors, photo → hu's warnings, defaults to confirm and errors): English
+text that also carries a key and its values, so the page can say it in the player's language (app/locales,
+``msg.KEY``)."""
 
 from __future__ import annotations
 
