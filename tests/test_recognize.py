@@ -304,3 +304,12 @@ def test_mirrored_look_reads_the_sample_photo(tmp_path):
     fused = decode(_sessions(str(info.path))[0], img, info.det_imgsz, 0.3, mirror=True)
     top = len(gq)
     assert np.sort(fused.scores)[-top:].min() > 0.8 * np.sort(plain.scores)[-top:].min()
+
+
+def test_score_cli_says_each_thing_once(capsys):
+    # the scorer's note "winning card not given …" and the photo's default to confirm are one sentence: said once
+    assert main(["score", str(SAMPLES / "hand_1.jpg")]) == 0
+    lines = [ln.split(": ", 1)[1].lower().rstrip(".") for ln in capsys.readouterr().out.splitlines()
+             if ln.startswith(("note: ", "to confirm: ", "warning: "))]
+    assert lines and len(lines) == len(set(lines)), lines
+    assert any("winning card not given" in ln for ln in lines)

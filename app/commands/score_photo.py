@@ -105,8 +105,10 @@ def run(args: argparse.Namespace) -> int:
     print(render_result(ps.result, english=args.en))
     for w in ps.warnings:
         print(f"warning: {w}")
+    said = {n.lower().rstrip(".") for n in ps.result.notes}  # the breakdown's notes are printed above
     for d in ps.defaults:
-        print(f"to confirm: {d}")
+        if d.lower().rstrip(".") not in said:
+            print(f"to confirm: {d}")
     return 0
 
 
