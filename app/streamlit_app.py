@@ -76,8 +76,10 @@ def main() -> None:
         st.error(str(e))
         st.stop()
 
-    shot = st.camera_input(t("take_photo", lang), key="camera")
+    # the uploader first: on a phone it opens the camera app, at full resolution; the page's own camera (lower
+    # resolution, and a permission prompt in the browser's words) only when asked for
     upload = st.file_uploader(t("upload", lang), type=["jpg", "jpeg", "png", "webp", "heic", "bmp"], key="upload")
+    shot = st.camera_input(t("take_photo", lang), key="camera") if st.toggle(t("use_camera", lang), key="use_camera") else None
     src = upload or shot
     winner_total = None
     if src is None:

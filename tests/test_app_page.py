@@ -156,3 +156,12 @@ def test_another_players_hand_with_a_typo_is_told_in_the_pages_language(app_env)
     assert any(e.value.startswith("不认识的牌“xx”") for e in at.error), [e.value for e in at.error]
     at.text_input(key="other_2").set_value("123t 456t 789b 1w 1w").run()
     assert not at.error and any("玩家 2: **" in m.value for m in at.markdown)
+
+
+def test_the_pages_own_camera_only_when_asked_for(app_env):
+    # the uploader comes first (on a phone it opens the camera app at full resolution); the page's camera, with
+    # the browser's permission prompt, shows only when its switch is turned on
+    at = _new()
+    assert not at.get("camera_input")
+    at.toggle(key="use_camera").set_value(True).run()
+    assert not at.exception and len(at.get("camera_input")) == 1
