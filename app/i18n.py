@@ -45,7 +45,7 @@ def _value(key: str, v: Any, lang: str) -> Any:
 
 
 def say(msg: object, lang: str = "zh") -> str:
-    """A pipeline message (scoring.messages.Msg) in ``lang``: the locale's ``msg.KEY`` template with its values,
+    """A message (scoring.messages.Msg) in ``lang``: the locale's ``msg.KEY`` template with its values,
     card codes by their names; the English text for English, for a plain string, or a key with no template."""
     tpl = _table(lang).get(f"msg.{msg.key}") if isinstance(msg, Msg) and lang != "en" else None
     if tpl is None:
