@@ -9,7 +9,7 @@ from typing import Any
 
 from scoring.cards import NAMES_ZH
 from scoring.hand import HOW_ZH
-from scoring.messages import Msg
+from scoring.messages import Msg, message
 
 LANGS = {"zh": "中文", "en": "English"}
 
@@ -45,8 +45,11 @@ def _value(key: str, v: Any, lang: str) -> Any:
 
 
 def say(msg: object, lang: str = "zh") -> str:
-    """A message (scoring.messages.Msg) in ``lang``: the locale's ``msg.KEY`` template with its values,
-    card codes by their names; the English text for English, for a plain string, or a key with no template."""
+    """A message (scoring.messages.Msg, or an error raised with one) in ``lang``: the locale's ``msg.KEY``
+    template with its values, card codes by their names; the English text for English, for a plain string, or
+    a key with no template."""
+    if isinstance(msg, BaseException):
+        msg = message(msg)
     tpl = _table(lang).get(f"msg.{msg.key}") if isinstance(msg, Msg) and lang != "en" else None
     if tpl is None:
         return str(msg)

@@ -99,7 +99,7 @@ def photo_section(data: bytes, lang: str, jiang: list[str], ruleset: str, n_jian
     try:
         img = load_image(data, name="the photo")
     except ImageError as e:
-        st.error(say(e.args[0], lang))
+        st.error(say(e, lang))
         return None
     if st.session_state.get("photo_key") != key:
         rec = recognize_array(img, model_path)
@@ -156,7 +156,7 @@ def photo_section(data: bytes, lang: str, jiang: list[str], ruleset: str, n_jian
     try:
         ps = score_layout(rec2, lay, ctx, repair_on=not changed)
     except (PhotoError, HandError) as e:
-        st.error(say(e.args[0], lang) if e.args else str(e))
+        st.error(say(e, lang))
         return None
     res = ps.result
     with result_box:
@@ -198,7 +198,7 @@ def others_section(lang: str, ruleset: str, jiang: list[str]) -> list[int]:
         try:
             res = score_hand(build_hand(concealed=text, jiang=jiang, ruleset=ruleset))
         except HandError as e:
-            st.error(say(e.args[0], lang))
+            st.error(say(e, lang))
             pts.append(0)
             continue
         st.write(f"{t('player', lang)} {p}: **{res.total}** ({res.group_points})")

@@ -26,3 +26,8 @@ class Msg(str):
 
 def _rebuild(key: str, text: str, values: dict[str, Any]) -> Msg:
     return Msg(key, text, **values)
+
+
+def message(e: BaseException) -> str:
+    """What an error says: its Msg (key and values kept) when it was raised with one, else its text."""
+    return e.args[0] if len(e.args) == 1 and isinstance(e.args[0], str) else str(e)

@@ -15,6 +15,7 @@ from typing import Any
 
 from .errors import HandError
 from .hand import build_hand
+from .messages import message
 from .score import ScoreResult, score_hand
 
 
@@ -72,7 +73,7 @@ def repair(cands: list[Candidate], hand_kwargs: dict[str, Any], want_win: bool =
     try:
         base = score_hand(build_hand(concealed=top, **kw))
     except HandError as e:
-        base, first_error = None, e.args[0] if e.args else str(e)  # a Msg stays one
+        base, first_error = None, message(e)
     if base is not None and (base.is_win or not want_win):
         return RepairResult(top, base)
     why = first_error or "the recognized cards do not form a winning hand"

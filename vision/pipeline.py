@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from scoring import HandError
-from scoring.messages import Msg
+from scoring.messages import Msg, message
 from scoring.repair import Candidate, Change, RepairResult, repair
 from scoring.rulesets import get_ruleset
 from scoring.score import ScoreResult
@@ -392,7 +392,7 @@ def score_layout(rec: Recognition, lay: TableLayout, ctx: PhotoContext, repair_o
     try:
         rr = repair(cands, kwargs, want_win=ctx.is_win, max_changes=2 if repair_on else 0)
     except HandError as e:
-        raise PhotoError(e.args[0] if e.args else str(e)) from None
+        raise PhotoError(message(e)) from None
     if rr.result is None:
         raise PhotoError(Msg("cannot_be_hand", f"The cards seen cannot be a hand: {rr.error}", error=rr.error))
     if rr.changes:
