@@ -152,6 +152,8 @@ def calibrate(photos: list[str], out: str | Path, base: str | Path | None = None
     onnx = export_onnx(tuned, base_info.cls_imgsz, dynamic=True)
     shutil.copy(onnx, out / "classifier.onnx")
     shutil.copy(base_info.path / "detector.onnx", out / "detector.onnx")
+    if (base_info.path / "recover.onnx").is_file():  # it judges boxes, not faces: it carries over
+        shutil.copy(base_info.path / "recover.onnx", out / "recover.onnx")
     meta = json.loads((base_info.path / "model.json").read_text())
     meta["names"] = names  # the codes, and `none` when the base has that class
     meta["calibrated_from"] = str(base_info.path)

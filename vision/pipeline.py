@@ -168,15 +168,18 @@ def _other_readings(ps: PhotoScore, rec: Recognition, ctx: PhotoContext) -> list
 
 def _doubtful(rec: Recognition, conf: float) -> list[int]:
     """Cards that may be no card of their own: kept only on the classifier's word (detector score below
-    ``conf``), the less sure of two boxes read the same that overlap (one card boxed twice), or read with
-    little confidence (a box across two cards reads as neither)."""
+    ``conf``) or the recover net's (a box NMS had dropped), the less sure of two boxes read the same that
+    overlap (one card boxed twice), or read with little confidence (a box across two cards reads as neither)."""
     cards = rec.cards
-    out = {i for i, c in enumerate(cards) if c.det_score < conf or c.confidence < UNSURE}
+    out = {i for i, c in enumerate(cards) if c.det_score < conf or c.confidence < UNSURE or c.recovered}
     quads = [np.array(c.quad, np.float32) for c in cards]
     for i in range(len(cards)):
         for j in range(i + 1, len(cards)):
             if cards[i].code == cards[j].code and quad_iou(quads[i], quads[j]) >= TWICE:
-                out.add(i if cards[i].det_score < cards[j].det_score else j)
+                if cards[i].recovered or cards[j].recovered:  # which box of the two is the card, the nets disagree
+                    out.update((i, j))
+                else:
+                    out.add(i if cards[i].det_score < cards[j].det_score else j)
     return sorted(out, key=lambda i: cards[i].det_score)[:SPARES]
 
 
@@ -189,6 +192,7 @@ class _Move:
     """One change to the cards seen: a spare added (``card``) or a doubtful card left out (``index``)."""
 
     p: float  # how likely the change is right: the spare's reading, or 1 - the left-out box's detector score
+    # (1 - the recover net's probability for a box it recovered)
     card: Card | None = None
     index: int = -1
 
@@ -197,7 +201,7 @@ def _moves(rec: Recognition, most: int | None = None) -> list[_Move]:
     """Every single change worth a try: the ``most`` surest spares added, each doubtful card left out."""
     spares = sorted(rec.spares, key=lambda c: -c.confidence)[:most]
     return [_Move(c.confidence, card=c) for c in spares] + \
-        [_Move(1 - rec.cards[i].det_score, index=i) for i in _doubtful(rec, rec.det_conf)]
+        [_Move(1 - (rec.cards[i].recovered or rec.cards[i].det_score), index=i) for i in _doubtful(rec, rec.det_conf)]
 
 
 def _applied(rec: Recognition, moves: tuple[_Move, ...]) -> Recognition:

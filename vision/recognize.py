@@ -22,6 +22,7 @@ from scoring.cards import CODES, NAMES_ZH
 from . import DEFAULT_MODEL_NAME
 from .geometry import CARD_ASPECT, FOLD, axes, fold, order_long_axis_vertical, quad_iou, rectify, swap_ends
 from .imageio import load_image
+from .recover import choose, judge
 
 MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
 DEFAULT_MODEL = MODELS_DIR / DEFAULT_MODEL_NAME
@@ -42,6 +43,7 @@ class Card:
     alternatives: list[tuple[str, float]]
     quad: list[list[float]]  # 4 corners in pixels of the upright photo, long side vertical first
     det_score: float = 0.0
+    recovered: float = 0.0  # a box NMS had dropped: the recover net's probability that it is a card (vision.recover)
 
     @property
     def name_zh(self) -> str:
@@ -50,7 +52,8 @@ class Card:
     def to_dict(self) -> dict[str, Any]:
         return {"code": self.code, "confidence": round(self.confidence, 4),
                 "alternatives": [[c, round(p, 4)] for c, p in self.alternatives],
-                "quad": [[round(x, 1), round(y, 1)] for x, y in self.quad], "det_score": round(self.det_score, 4)}
+                "quad": [[round(x, 1), round(y, 1)] for x, y in self.quad], "det_score": round(self.det_score, 4)} | \
+            ({"recovered": round(self.recovered, 4)} if self.recovered else {})
 
 
 @dataclass
@@ -86,6 +89,8 @@ class ModelInfo:
     rescue_cls: float = 1.0
     zoom: float = 0.0  # look again at the cards' region when it is this many times smaller than the photo (0: never)
     mirror: bool = False  # the final look also runs on the mirrored image, each box averaged with its mirror's (_fuse)
+    # boxes NMS dropped become cards when the recover net (recover.onnx, vision.recover) gives them this probability
+    recover: float = 1.0  # (above 1: never)
 
     @property
     def codes(self) -> tuple[str, ...]:
@@ -108,7 +113,7 @@ def model_info(path: str | Path | None = None) -> ModelInfo:
     return ModelInfo(p, int(d.get("det_imgsz", 640)), int(d.get("cls_imgsz", FOLD)), float(d.get("temperature", 1.0)),
                      names, float(d.get("conf", 0.35)), float(d.get("iou", 0.5)),
                      float(d.get("rescue_conf", 1.0)), float(d.get("rescue_cls", 1.0)), float(d.get("zoom", 0.0)),
-                     bool(d.get("mirror", False)))
+                     bool(d.get("mirror", False)), float(d.get("recover", 2.0)))
 
 
 @lru_cache(maxsize=4)
@@ -121,6 +126,19 @@ def _sessions(path: str):
     det = ort.InferenceSession(str(Path(path) / "detector.onnx"), so, providers=["CPUExecutionProvider"])
     cls = ort.InferenceSession(str(Path(path) / "classifier.onnx"), so, providers=["CPUExecutionProvider"])
     return det, cls
+
+
+@lru_cache(maxsize=4)
+def _recover_session(path: str):
+    import onnxruntime as ort
+
+    f = Path(path) / "recover.onnx"
+    if not f.is_file():
+        raise ModelError(f"The model at {path} names a recover threshold but has no recover.onnx.")
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = 2
+    so.log_severity_level = 3
+    return ort.InferenceSession(str(f), so, providers=["CPUExecutionProvider"])
 
 
 def letterbox(img: np.ndarray, size: int) -> tuple[np.ndarray, float, tuple[int, int]]:
@@ -245,7 +263,13 @@ def classify(cls_session, crops: list[np.ndarray], temperature: float) -> np.nda
 
 def recognize_array(img: np.ndarray, model: str | Path | None = None, top_k: int = 5,
                     timings: dict[str, float] | None = None) -> Recognition:
-    info = model_info(model)
+    return recognize_found(img, model, top_k, timings)[0]
+
+
+def recognize_found(img: np.ndarray, model: str | Path | ModelInfo | None = None, top_k: int = 5,
+                    timings: dict[str, float] | None = None) -> tuple[Recognition, Found]:
+    """recognize_array, and the detector's boxes the cards were chosen from."""
+    info = model if isinstance(model, ModelInfo) else model_info(model)
     det_s, cls_s = _sessions(str(info.path))
     t0 = time.perf_counter()
     found = find_boxes(det_s, img, info)
@@ -258,18 +282,35 @@ def recognize_array(img: np.ndarray, model: str | Path | None = None, top_k: int
     n = len(found.boxes)
     keep = [k for k, (_, s) in enumerate(dets[:n])
             if face[k] and s >= min(info.conf, info.rescue_conf) and (s >= info.conf or probs[k].max() >= info.rescue_cls)]
+    more, more_p, judged = _recovered(img, found, [dets[k][0] for k in keep], cls_s, info)
+    got = [dets[k] for k in keep] + more
     spare = [k for k in range(n) if face[k] and k not in keep
-             and all(quad_iou(dets[k][0], dets[j][0]) < SPARE_APART for j in keep)][:SPARES]
+             and all(quad_iou(dets[k][0], q) < SPARE_APART for q, _ in got)][:SPARES]
     spare += [k for k in range(n, len(dets)) if face[k]
-              and all(quad_iou(dets[k][0], dets[j][0]) < CROWD_APART for j in keep)][:SPARES]
+              and all(quad_iou(dets[k][0], q) < CROWD_APART for q, _ in got)][:SPARES]
     spares = [_card(quads[k], dets[k][1], probs[k], info, top_k) for k in spare]
-    dets, quads, probs = [dets[k] for k in keep], [quads[k] for k in keep], probs[keep]
+    dets, quads = got, [quads[k] for k in keep] + [order_long_axis_vertical(q) for q, _ in more]
+    probs = np.concatenate([probs[keep], more_p])
     probs = _second_look(img, quads, probs, cls_s, info)
     t2 = time.perf_counter()
-    cards = reading_order([_card(qo, s, p, info, top_k) for (_, s), qo, p in zip(dets, quads, probs, strict=True)])
+    judged = [0.0] * len(keep) + judged
+    cards = reading_order([_card(qo, s, p, info, top_k, r) for (_, s), qo, p, r in zip(dets, quads, probs, judged, strict=True)])
     tm = dict(timings or {})
     tm.update({"detect": round((t1 - t0) * 1000, 1), "classify": round((t2 - t1) * 1000, 1)})
-    return Recognition(img.shape[1], img.shape[0], cards, tm, info.path.name, spares, info.conf)
+    return Recognition(img.shape[1], img.shape[0], cards, tm, info.path.name, spares, info.conf), found
+
+
+def _recovered(img: np.ndarray, found: Found, kept: list[np.ndarray], cls_s,
+               info: ModelInfo) -> tuple[list[tuple[np.ndarray, float]], np.ndarray, list[float]]:
+    """The candidates NMS dropped that the recover net judges cards and the classifier sees a face in, with
+    their readings and the net's probabilities."""
+    cands = found.candidates
+    judged = judge(_recover_session(str(info.path)), img, cands, kept) if info.recover <= 1 and cands else None
+    chosen = [] if judged is None else choose(cands, judged, info.recover)
+    crops = [fold(rectify(img, order_long_axis_vertical(cands[i][0]), ordered=True)) for i in chosen]
+    probs, p_none = faces_only(classify(cls_s, crops, info.temperature), info)
+    face = [k for k in range(len(chosen)) if p_none[k] < NOT_A_CARD_P]
+    return [cands[chosen[k]] for k in face], probs[face], [float(judged[chosen[k]]) for k in face]
 
 
 SPARE_CONF = 0.1  # boxes down to this score are read, to offer a card the detector half-saw (Recognition.spares)
@@ -293,10 +334,14 @@ class Found:
     # in a tight stair or fan a card's own box can overlap its neighbour's that much
     crowded: list[tuple[np.ndarray, float]] = field(default_factory=list)
     raw: RawBoxes | None = None  # what they were cut from
+    # scored ≥ CANDIDATE_CONF, kept by NMS at CANDIDATE_IOU and not at the model's: what the recover net judges
+    candidates: list[tuple[np.ndarray, float]] = field(default_factory=list)
 
 
 CROWD_CONF = 0.4  # crowded boxes: detector score at least this
 CROWD_IOU = 0.6  # ... kept by rotated NMS at this IoU (and not at the model's)
+CANDIDATE_CONF = 0.3  # boxes the recover net judges (vision.recover): detector score at least this
+CANDIDATE_IOU = 0.7  # ... kept by rotated NMS at this IoU (and not at the model's)
 
 
 def _look(det_s, img: np.ndarray, info: ModelInfo, off: tuple[int, int] = (0, 0), mirror: bool = False,
@@ -307,8 +352,13 @@ def _look(det_s, img: np.ndarray, info: ModelInfo, off: tuple[int, int] = (0, 0)
     keep = nms_index(raw, _floor(info), info.iou)
     kept = set(keep)
     crowded = [i for i in nms_index(raw, max(CROWD_CONF, _floor(info)), CROWD_IOU) if i not in kept]
+    candidates = [i for i in nms_index(raw, max(CANDIDATE_CONF, _floor(info)), CANDIDATE_IOU) if i not in kept]
     shift = np.array(off, np.float32)
-    return Found([(q + shift, sc) for q, sc in quads_of(raw, keep)], [(q + shift, sc) for q, sc in quads_of(raw, crowded)], raw)
+
+    def boxes(index: list[int]) -> list[tuple[np.ndarray, float]]:
+        return [(q + shift, sc) for q, sc in quads_of(raw, index)]
+
+    return Found(boxes(keep), boxes(crowded), raw, boxes(candidates))
 
 
 def find_boxes(det_s, img: np.ndarray, info: ModelInfo) -> Found:
@@ -320,10 +370,10 @@ def find_boxes(det_s, img: np.ndarray, info: ModelInfo) -> Found:
     return _look(det_s, img, info, mirror=True, plain=found) if zoomed is found and info.mirror else zoomed
 
 
-def _card(quad: np.ndarray, det_score: float, p: np.ndarray, info: ModelInfo, top_k: int) -> Card:
+def _card(quad: np.ndarray, det_score: float, p: np.ndarray, info: ModelInfo, top_k: int, recovered: float = 0.0) -> Card:
     order = np.argsort(-p)[:top_k]
     alts = [(info.codes[j], float(p[j])) for j in order]
-    return Card(alts[0][0], alts[0][1], alts, quad.tolist(), det_score)
+    return Card(alts[0][0], alts[0][1], alts, quad.tolist(), det_score, recovered)
 
 
 CARDS_ACROSS = 18  # the zoomed view is at least this many card widths across (cards trained at 1/15–1/40)

@@ -147,6 +147,36 @@ def release(what: str, run_dir: str | Path, name: str, extra: dict[str, Any] | N
     return dest
 
 
+def release_recover(run_dir: str | Path, base: str | Path, name: str, threshold: float,
+                    extra: dict[str, Any] | None = None) -> Path:
+    """models/NAME = the model ``base`` (its detector and classifier, copied unless NAME is that model) with the
+    recover net of ``run_dir`` (vision.recover_train.fit) at ``threshold``."""
+    run_dir, base = Path(run_dir), Path(base)
+    net = run_dir / "recover.onnx"
+    if not net.is_file():
+        raise FileNotFoundError(f"No recover net at {net}: train one with `changpai train recover`.")
+    if not (base / "model.json").is_file():
+        raise FileNotFoundError(f"No model at {base}.")
+    dest = MODELS_DIR / name
+    if dest.resolve() != base.resolve():
+        dest.mkdir(parents=True, exist_ok=True)
+        for f in ("detector.onnx", "detector.pt", "classifier.onnx", "classifier.pt", "model.json"):
+            if (base / f).is_file():
+                shutil.copy(base / f, dest / f)
+    shutil.copy(net, dest / "recover.onnx")
+    meta_p = dest / "model.json"
+    meta = json.loads(meta_p.read_text())
+    figures = json.loads((run_dir / "figures.json").read_text()) if (run_dir / "figures.json").is_file() else []
+    meta["recover"] = threshold
+    meta["recover_net"] = {"run": _relative(str(run_dir)), "epochs": len(figures),
+                           "last_epoch": figures[-1] if figures else {},
+                           "released": dt.date.today().isoformat()} | (extra or {})
+    meta.pop("evaluation", None)  # the figures measured were the base model's
+    meta_p.write_text(json.dumps(meta, indent=1, ensure_ascii=False))
+    write_card(dest, meta)
+    return dest
+
+
 def write_card(dest: Path, meta: dict[str, Any]) -> Path:
     lines = [f"# Model card: {dest.name}", "",
              "Two-stage long-card recognizer for changpai (DESIGN.md): a YOLO11n-OBB detector that finds every card",
@@ -173,6 +203,13 @@ def write_card(dest: Path, meta: dict[str, Any]) -> Path:
                   + (f"; second look: boxes scored ≥ {meta['rescue_conf']} kept when the classifier gives ≥ {meta['rescue_cls']}"
                      if meta.get("rescue_conf", 1.0) < meta["conf"] else ""),
                   f"- {meta.get('thresholds_note', '')}"]
+        if meta.get("recover", 2.0) <= 1:
+            r = meta.get("recover_net", {})
+            lines.append(f"- recover net (`recover.onnx`, vision.recover): a box NMS dropped becomes a card when the net gives it "
+                         f"≥ {meta['recover']}" + "".join(f"; {r[k]}" for k in ("recipe", "note") if r.get(k)))
+            if r.get("last_epoch"):
+                lines.append("- recover net, last epoch (its val candidates): " +
+                             ", ".join(f"{k} {v}" for k, v in r["last_epoch"].items()))
         if meta.get("mirror"):
             lines.append("- mirrored look: the final detector pass also runs on the mirrored input, each box averaged with "
                          "its mirror's (recognize._fuse)" + (f"; {meta['mirror_note']}" if meta.get("mirror_note") else ""))

@@ -1,4 +1,4 @@
-"""`changpai train detect|classify`: train the recognizer's models on CPU, resumable."""
+"""`changpai train detect|classify|recover`: train the recognizer's models on CPU, resumable."""
 
 from __future__ import annotations
 
@@ -9,9 +9,12 @@ from ..cli import UserError
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("what", choices=["detect", "classify"])
+    p.add_argument("what", choices=["detect", "classify", "recover"])
     p.add_argument("--data", action="append", help="detect: dataset.yaml of `changpai synth --kind detect`; classify: a crops "
-                   "folder (repeat --data to train on several)")
+                   "folder (repeat --data to train on several); recover: scenes of `changpai synth --kind hands` (repeatable)")
+    p.add_argument("--val", action="append", help="recover: scenes to measure on after every epoch (repeatable)")
+    p.add_argument("--model", default=None, help="recover: the model whose dropped boxes are judged (default: the released one)")
+    p.add_argument("--threshold", type=float, default=0.9, help="recover: the net's probability that makes a card (--release)")
     p.add_argument("--repeat", default="", help="classify: codes whose training crops count several times, e.g. fu,lu,shou,xi,cai=4")
     p.add_argument("--epochs", type=int, default=None)
     p.add_argument("--imgsz", type=int, default=None)
@@ -30,6 +33,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.what == "recover":
+        return _recover(args)
     from vision import train
 
     name = args.name or args.what
@@ -89,3 +94,40 @@ def _parse_repeat(text: str) -> dict[str, int]:
                 raise UserError(f"--repeat: {c!r} is not a card code.")
             out[c] = int(times)
     return out
+
+
+def _recover(args: argparse.Namespace) -> int:
+    """Views of the boxes the model's NMS drops (cached under runs/NAME), then the net, then optionally a release."""
+    from vision import recover_train
+    from vision.recognize import ModelError, model_info
+    from vision.train import RUNS
+
+    run_dir = RUNS / (args.name or "recover")
+    try:
+        base = model_info(args.model).path
+    except ModelError as e:
+        raise UserError(str(e)) from None
+    views = {}
+    for split, roots in (("train", args.data), ("val", args.val)):
+        views[split] = run_dir / f"views_{split}.npz"
+        if views[split].is_file():
+            print(f"{split} views: {views[split]} (made before; delete it to collect again)")
+            continue
+        if not roots:
+            raise UserError(f"--{'data' if split == 'train' else 'val'} is needed (scenes of `changpai synth --kind hands`).")
+        try:
+            got = recover_train.collect(roots, base, views[split], workers=max(1, args.workers))
+        except FileNotFoundError as e:
+            raise UserError(str(e)) from None
+        print(f"{split} views: {got['candidates']} boxes NMS dropped on {got['scenes']} scenes, {got['cards']} of them cards")
+    try:
+        res = recover_train.fit([views["train"]], [views["val"]], run_dir, epochs=args.epochs or 12, resume=args.resume,
+                                batch=args.batch or 128)
+    except (FileNotFoundError, ValueError) as e:
+        raise UserError(str(e)) from None
+    print(f"trained: {run_dir}/recover.onnx {res['last']}")
+    if args.release:
+        from vision.release import release_recover
+
+        print(f"released: {release_recover(run_dir, base, args.release, args.threshold)}")
+    return 0

@@ -1,0 +1,80 @@
+"""The recover net's view of a box NMS dropped, and the choice among the boxes it judges cards."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tests.conftest import requires_model
+from vision.geometry import obb_to_quad
+from vision.recover import ACROSS, ALONG, CHANNELS, VIEW_H, VIEW_W, choose, view
+
+
+def _card(cx, cy, angle=0.0):
+    return obb_to_quad(cx, cy, 30, 140, angle)  # a long card standing upright (w 30, h 140)
+
+
+def test_view_centres_the_box_and_draws_the_kept_boxes():
+    img = np.full((400, 400, 3), 200, np.uint8)
+    img[130:270, 185:215] = (0, 0, 255)  # the card at the box is red; the rest grey
+    q = _card(200, 200)
+    v = view(img, q, [q, _card(200 + 30, 200)])  # a kept box on the card itself, and its right neighbour
+    assert v.shape == (VIEW_H, VIEW_W, CHANNELS) and v.dtype == np.uint8
+    mid = v[VIEW_H // 2, :, :]
+    card_px = VIEW_W / ACROSS  # the card spans the middle third across
+    assert (mid[int(VIEW_W / 2), :3] == (0, 0, 255)).all()
+    assert (mid[2, :3] == 200).all()
+    # coverage: one box over the card, one over its neighbour to the right, none at the left
+    assert mid[int(VIEW_W / 2) - 3, 3] == 100 and mid[2, 3] == 0 and mid[int(VIEW_W / 2 + card_px) + 2, 3] == 100
+    # outlines where the boxes' long sides are, none in the empty left third
+    assert mid[:, 4][: int(VIEW_W / 2 - card_px / 2) - 2].max() == 0
+    assert mid[:, 4].max() == 255
+    # along the card: the view is ALONG card lengths tall, so the card's ends lie inside it
+    col = v[:, int(VIEW_W / 2) - 3, 3]
+    inside = np.where(col > 0)[0]
+    assert abs((inside[-1] - inside[0] + 1) - VIEW_H / ALONG) <= 2
+
+
+def test_view_is_the_same_whichever_corner_comes_first():
+    rng = np.random.default_rng(1)
+    img = rng.integers(0, 255, (300, 300, 3), np.uint8)
+    q = _card(150, 150, 0.35)
+    assert np.array_equal(view(img, q, []), view(img, q[[2, 3, 0, 1]], []))
+
+
+def test_choose_keeps_one_box_per_card_above_the_threshold():
+    cands = [(_card(100, 200), 0.5), (_card(102, 200), 0.6), (_card(160, 200), 0.4), (_card(220, 200), 0.3)]
+    probs = np.array([0.9, 0.8, 0.7, 0.2], np.float32)
+    assert choose(cands, probs, 0.5) == [0, 2]  # 1 is 0 again, 3 is below the threshold
+    assert choose(cands, probs, 0.95) == []
+
+
+@requires_model
+def test_train_recover_collects_trains_and_releases(tmp_path, monkeypatch):
+    import json
+
+    import vision.release as release
+    import vision.train as train
+    from app.cli import main
+    from vision.recognize import model_info, recognize
+    from vision.recover_train import load
+    from vision.synth import Job, prepare, render_one
+
+    job = Job(str(tmp_path / "hands"), "hands", 5, 4, ("classic",), None, 0.0, 960, 720)
+    prepare(job)
+    for i in range(job.n):
+        render_one(job, i)
+    monkeypatch.setattr(train, "RUNS", tmp_path / "runs")
+    monkeypatch.setattr(release, "MODELS_DIR", tmp_path / "models")
+    args = ["train", "recover", "--data", job.out, "--val", job.out, "--epochs", "1", "--batch", "4", "--workers", "1",
+            "--name", "r", "--release", "m", "--threshold", "0.5"]
+    assert main(args) == 0
+    views = load([tmp_path / "runs" / "r" / "views_train.npz"])
+    assert len(views["labels"]) >= 4 and views["views"].shape[1:] == (VIEW_H, VIEW_W, CHANNELS)
+    dest = tmp_path / "models" / "m"
+    meta = json.loads((dest / "model.json").read_text())
+    assert meta["recover"] == 0.5 and meta["recover_net"]["epochs"] == 1 and "recover net" in (dest / "MODEL_CARD.md").read_text()
+    assert model_info(dest).recover == 0.5
+    rec = recognize(next((tmp_path / "hands" / "images").rglob("*.jpg")), dest)  # the released model loads and runs
+    assert rec.cards
+    # the views made before are reused, and a finished run resumes to the same end
+    assert main(args[:-4] + ["--resume"]) == 0

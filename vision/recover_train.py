@@ -1,0 +1,211 @@
+"""Training the recover net (vision.recover) on synthetic scenes: the recognizer runs on each scene, every
+box NMS dropped is cut out in its context and labelled by the ground truth (a card that no kept box
+found, or not), then a small CNN learns to tell them apart. torch is imported here, never by recognize."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .evaluate import match
+from .geometry import quad_iou
+from .imageio import load_image
+from .recover import CHANNELS, SAME, VIEW_H, VIEW_W, view
+
+KEEP = ("views", "labels", "extra", "photo")
+
+
+def collect(roots: list[str | Path], model: str | Path | None, out: str | Path, progress: bool = True,
+            limit: int | None = None, workers: int = 1) -> dict[str, int]:
+    """Views of the candidates the recognizer's NMS dropped on every scene of ``roots`` (folders of `changpai
+    synth` with gt/), labelled 1 when the candidate finds a card no kept box found; saved to ``out`` (.npz)."""
+    files = [(str(r), str(f)) for r in roots for f in sorted(Path(r, "gt").glob("*.json"))][:limit]
+    if not files:
+        raise FileNotFoundError(f"No ground truth under {', '.join(map(str, roots))} (gt/*.json of `changpai synth`).")
+    parts = [(files[k::workers], str(model) if model else None, progress and k == 0) for k in range(workers)]
+    if workers > 1:
+        import multiprocessing as mp
+
+        with mp.get_context("spawn").Pool(workers) as pool:
+            done = pool.map(_collect_part, parts)
+    else:
+        done = [_collect_part(parts[0])]
+    views, labels, extra, photo = (sum((d[k] for d in done), []) for k in range(4))
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(out, views=np.array(views, np.uint8).reshape(-1, VIEW_H, VIEW_W, CHANNELS),
+                        labels=np.array(labels, np.float32), extra=np.array(extra, np.float32).reshape(-1, 2),
+                        photo=np.array(photo))
+    return {"scenes": len(files), "candidates": len(labels), "cards": int(sum(labels))}
+
+
+def _collect_part(job: tuple[list[tuple[str, str]], str | None, bool]) -> tuple[list, list, list, list]:
+    import threading
+
+    from tqdm import tqdm
+
+    tqdm.set_lock(threading.RLock())  # tqdm's default lock is a multiprocessing one, left behind by pool workers
+
+    from . import recognize as R
+    from .synth import MIN_LABEL_VISIBLE
+
+    files, model, progress = job
+    info = replace(R.model_info(model), recover=2.0)  # the boxes kept before any recovery, as the net will see them
+    views, labels, extra, photo = [], [], [], []
+    for root, f in tqdm(files, desc="recover views", unit="scene", disable=not progress):
+        gt = json.loads(Path(f).read_text())
+        truth = [np.array(c["quad"], np.float32) for c in gt["cards"] if c.get("visible", 1) >= MIN_LABEL_VISIBLE]
+        img = load_image(Path(root) / gt["image"])
+        rec, found = R.recognize_found(img, info)
+        kept = [np.array(c.quad, np.float32) for c in rec.cards]
+        seen = {j for _, j in match(kept, truth)}
+        for q, s in found.candidates:
+            near = max((quad_iou(q, k) for k in kept), default=0.0)
+            if near >= SAME:
+                continue
+            m = match([q], truth)
+            views.append(view(img, q, kept))
+            labels.append(int(bool(m) and m[0][1] not in seen))
+            extra.append((s, near))
+            photo.append(f"{root}/{Path(f).stem}")
+    return views, labels, extra, photo
+
+
+def load(paths: list[str | Path]) -> dict[str, np.ndarray]:
+    parts = [np.load(p) for p in paths]
+    return {k: np.concatenate([d[k] for d in parts]) for k in KEEP}
+
+
+def network():
+    import torch.nn as nn
+
+    class RecoverNet(nn.Module):
+        """Five conv blocks over the view, global mean and max, with the detector score and the overlap with the
+        nearest kept box joined before the last layers: one logit."""
+
+        def __init__(self) -> None:
+            super().__init__()
+
+            def block(i: int, o: int) -> list[nn.Module]:
+                return [nn.Conv2d(i, o, 3, padding=1, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True)]
+
+            self.features = nn.Sequential(*block(CHANNELS, 24), nn.MaxPool2d(2), *block(24, 48), nn.MaxPool2d(2),
+                                          *block(48, 64), nn.MaxPool2d(2), *block(64, 96), nn.MaxPool2d(2), *block(96, 128))
+            self.head = nn.Sequential(nn.Linear(256 + 2, 64), nn.ReLU(inplace=True), nn.Linear(64, 1))
+
+        def forward(self, x, z):
+            import torch
+
+            x = self.features(x)
+            return self.head(torch.cat([x.mean((2, 3)), x.amax((2, 3)), z], 1))[:, 0]
+
+    return RecoverNet()
+
+
+def _tensor(v: np.ndarray):
+    import torch
+
+    return torch.from_numpy(v).permute(0, 3, 1, 2).float() / 255
+
+
+def predict(net, views: np.ndarray, extra: np.ndarray) -> np.ndarray:
+    import torch
+
+    net.eval()
+    out = []
+    with torch.no_grad():
+        for i in range(0, len(views), 512):
+            out.append(torch.sigmoid(net(_tensor(views[i:i + 512]), torch.from_numpy(extra[i:i + 512]))).numpy())
+    return np.concatenate(out) if out else np.zeros(0, np.float32)
+
+
+def figures(p: np.ndarray, y: np.ndarray) -> dict[str, float]:
+    """ROC AUC, and the share of the cards found at a few precisions with the threshold that gives it."""
+    order = np.argsort(-p)
+    tp = np.cumsum(y[order])
+    precision = tp / np.arange(1, len(y) + 1)
+    pos, neg = float(y.sum()), float(len(y) - y.sum())
+    rank = np.empty(len(p))
+    rank[np.argsort(p, kind="stable")] = np.arange(1, len(p) + 1)
+    out: dict[str, float] = {"candidates": len(y), "cards": int(pos),
+                             "auc": round(float((rank[y > 0].sum() - pos * (pos + 1) / 2) / max(pos * neg, 1)), 4)}
+    for want in (0.8, 0.9, 0.95, 0.98):
+        ok = np.where(precision >= want)[0]
+        k = int(ok.max()) if len(ok) else -1
+        out[f"recall_at_{want}"] = round(float(tp[k] / pos), 3) if k >= 0 and pos else 0.0
+        out[f"threshold_at_{want}"] = round(float(p[order][k]), 3) if k >= 0 else 1.0
+    return out
+
+
+def fit(train: list[str | Path], val: list[str | Path], out: str | Path, epochs: int = 12, batch: int = 128,
+        lr: float = 3e-3, progress: bool = True, resume: bool = False) -> dict[str, Any]:
+    """Train on the views of ``train`` (.npz of collect), measure on ``val`` after every epoch; ``out`` gets
+    last.pt (with the optimizer, to resume), recover.onnx and figures.json."""
+    import torch
+    import torch.nn as nn
+    from tqdm import tqdm
+
+    torch.manual_seed(0)
+    rng = np.random.default_rng(0)
+    d, dv = load(train), load(val)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    net = network()
+    opt = torch.optim.AdamW(net.parameters(), lr, weight_decay=1e-4)
+    steps = len(d["labels"]) // batch
+    if steps < 1:
+        raise ValueError(f"Too few candidates to train on ({len(d['labels'])}).")
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, lr, total_steps=epochs * steps)
+    loss_f = nn.BCEWithLogitsLoss(pos_weight=torch.tensor(3.0))  # cards are ~1 in 10 candidates
+    start, history = 0, []
+    if resume:
+        ck = torch.load(out / "last.pt", weights_only=False)
+        net.load_state_dict(ck["net"])
+        opt.load_state_dict(ck["opt"])
+        sched.load_state_dict(ck["sched"])
+        start, history = ck["epoch"] + 1, ck["history"]
+    for epoch in range(start, epochs):
+        net.train()
+        perm = rng.permutation(len(d["labels"]))
+        t, total = time.time(), 0.0
+        for b in tqdm(range(steps), desc=f"recover epoch {epoch + 1}/{epochs}", disable=not progress, leave=False):
+            i = np.sort(perm[b * batch:(b + 1) * batch])
+            x = _tensor(d["views"][i])
+            if rng.random() < 0.5:
+                x = x.flip(3)
+            if rng.random() < 0.5:
+                x = x.flip(2)
+            x[:, :3] = (x[:, :3] * (1 + 0.25 * (torch.rand(len(i), 1, 1, 1) - 0.5))).clamp(0, 1)
+            loss = loss_f(net(x, torch.from_numpy(d["extra"][i])), torch.from_numpy(d["labels"][i]))
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += loss.item()
+        row = {"epoch": epoch + 1, "loss": round(total / steps, 4), "seconds": round(time.time() - t)}
+        row |= figures(predict(net, dv["views"], dv["extra"]), dv["labels"])
+        history.append(row)
+        if progress:
+            print(json.dumps(row), flush=True)
+        torch.save({"net": net.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict(), "epoch": epoch,
+                    "history": history}, out / "last.pt")
+    export_onnx(net, out / "recover.onnx")
+    (out / "figures.json").write_text(json.dumps(history, indent=1))
+    return {"out": str(out), "last": history[-1] if history else {}}
+
+
+def export_onnx(net, path: Path) -> None:
+    import warnings
+
+    import torch
+
+    net.eval()
+    x, z = torch.zeros(1, CHANNELS, VIEW_H, VIEW_W), torch.zeros(1, 2)
+    with warnings.catch_warnings():  # the TorchScript exporter: the dynamo one needs onnxscript, and this net is plain
+        warnings.simplefilter("ignore", DeprecationWarning)
+        torch.onnx.export(net, (x, z), str(path), input_names=["view", "extra"], output_names=["logit"], dynamo=False,
+                          dynamic_axes={"view": {0: "n"}, "extra": {0: "n"}, "logit": {0: "n"}}, opset_version=17)
