@@ -78,3 +78,47 @@ def test_train_recover_collects_trains_and_releases(tmp_path, monkeypatch):
     assert rec.cards
     # the views made before are reused, and a finished run resumes to the same end
     assert main(args[:-4] + ["--resume"]) == 0
+
+
+@requires_model
+def test_released_model_recovers_a_card_its_nms_dropped(tmp_path):
+    """A tight fan (docs/samples/hand_6.jpg): NMS drops one card's box for overlapping its neighbour; the
+    recover net puts it back, and every card is found and read right. Without the net one is missing."""
+    import json
+
+    from tests.conftest import SAMPLES
+    from vision.evaluate import match
+    from vision.recognize import model_info, recognize
+
+    gt = json.loads((SAMPLES / "hand_6.json").read_text())
+    truth = [np.array(c["quad"], np.float32) for c in gt["cards"]]
+    rec = recognize(SAMPLES / "hand_6.jpg")
+    pairs = match([np.array(c.quad, np.float32) for c in rec.cards], truth)
+    assert len(pairs) == len(truth) == len(rec.cards)
+    assert all(rec.cards[i].code == gt["cards"][j]["code"] for i, j in pairs)
+    assert [c.code for c in rec.cards if c.recovered] == ["8w"]
+    off = tmp_path / "no-recover"
+    off.mkdir()
+    info = model_info(None)
+    for f in ("detector.onnx", "classifier.onnx"):
+        (off / f).symlink_to(info.path / f)
+    (off / "model.json").write_text(json.dumps(json.loads((info.path / "model.json").read_text()) | {"recover": 2.0}))
+    assert len(recognize(SAMPLES / "hand_6.jpg", off).cards) == len(truth) - 1
+
+
+@requires_model
+def test_a_model_naming_a_recover_threshold_needs_the_net(tmp_path):
+    import json
+
+    import pytest
+
+    from vision.recognize import ModelError, model_info
+
+    info = model_info(None)
+    for f in ("detector.onnx", "classifier.onnx"):
+        (tmp_path / f).symlink_to(info.path / f)
+    (tmp_path / "model.json").write_text(json.dumps({"recover": 0.9}))
+    with pytest.raises(ModelError, match="recover.onnx"):
+        model_info(tmp_path)
+    (tmp_path / "model.json").write_text(json.dumps({}))
+    assert model_info(tmp_path).recover > 1  # no threshold: no net needed, none used

@@ -200,7 +200,7 @@ def render_calibration_photo(style, seed: int = 0, n: int = 30, size: tuple[int,
     return compose(spec, FaceSource(style, seed=seed), rng)
 
 
-def measure(work: str | Path, base: str | Path | None = None, n_test: int = 60, seed: int = 31337, scenes: int = 160,
+def measure(work: str | Path, base: str | Path | None = None, n_test: int = 60, seed: int = 9005, scenes: int = 160,
             epochs: int = 4) -> dict[str, Any]:
     """Before/after figures on a deck in the held-out style: one calibration photo, a test set of that deck."""
     import random
@@ -220,6 +220,7 @@ def measure(work: str | Path, base: str | Path | None = None, n_test: int = 60, 
         (true_faces / code).mkdir(parents=True, exist_ok=True)
         cv2.imwrite(str(true_faces / code / "face.png"), src.face(code)[0])
     test = work / "test"
+    shutil.rmtree(test, ignore_errors=True)  # synth keeps the photos already there: another seed's deck would stay
     synth_run(Job(str(test), "hands", seed, n_test, ("holdout",), str(true_faces), 0.0, 1280, 960), workers=2, force=True, progress=False)
     photo, _ = render_calibration_photo(style, seed)
     photo_path = work / "calibration_photo.jpg"

@@ -107,6 +107,8 @@ def model_info(path: str | Path | None = None) -> ModelInfo:
     for f in ("detector.onnx", "classifier.onnx"):
         if not (p / f).is_file():
             raise ModelError(f"The model at {p} has no {f}.")
+    if float(d.get("recover", 2.0)) <= 1 and not (p / "recover.onnx").is_file():
+        raise ModelError(f"The model at {p} names a recover threshold (model.json 'recover') but has no recover.onnx.")
     names = tuple(d.get("names", CODES))
     if sorted(n for n in names if n != NOT_A_CARD) != sorted(CODES) or names.count(NOT_A_CARD) > 1:
         raise ModelError(f"The model at {p} does not name the 35 card codes (model.json 'names').")
@@ -132,13 +134,10 @@ def _sessions(path: str):
 def _recover_session(path: str):
     import onnxruntime as ort
 
-    f = Path(path) / "recover.onnx"
-    if not f.is_file():
-        raise ModelError(f"The model at {path} names a recover threshold but has no recover.onnx.")
     so = ort.SessionOptions()
     so.intra_op_num_threads = 2
     so.log_severity_level = 3
-    return ort.InferenceSession(str(f), so, providers=["CPUExecutionProvider"])
+    return ort.InferenceSession(str(Path(path) / "recover.onnx"), so, providers=["CPUExecutionProvider"])
 
 
 def letterbox(img: np.ndarray, size: int) -> tuple[np.ndarray, float, tuple[int, int]]:

@@ -15,7 +15,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--work", default="data/calibration-eval", help="working folder")
     p.add_argument("--base", help=f"model to calibrate (default models/{DEFAULT_MODEL_NAME})")
     p.add_argument("--n", type=int, default=60, help="test photos of the deck")
-    p.add_argument("--seed", type=int, default=31337)
+    # 9005: with the test sets' seeds (9001–9004), never used for training data (the recover net of changpai-v6
+    # trained on scenes of seed 31337, this command's earlier default: the same layouts, other faces)
+    p.add_argument("--seed", type=int, default=9005, help="seed of the deck's style and its test photos")
     p.add_argument("--json", metavar="OUT")
 
 
