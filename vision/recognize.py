@@ -90,7 +90,7 @@ class ModelInfo:
     zoom: float = 0.0  # look again at the cards' region when it is this many times smaller than the photo (0: never)
     mirror: bool = False  # the final look also runs on the mirrored image, each box averaged with its mirror's (_fuse)
     # boxes NMS dropped become cards when the recover net (recover.onnx, vision.recover) gives them this probability
-    recover: float = 1.0  # (above 1: never)
+    recover: float = 2.0  # (above 1: no net, never)
 
     @property
     def codes(self) -> tuple[str, ...]:
@@ -118,26 +118,23 @@ def model_info(path: str | Path | None = None) -> ModelInfo:
                      bool(d.get("mirror", False)), float(d.get("recover", 2.0)))
 
 
-@lru_cache(maxsize=4)
-def _sessions(path: str):
+def _session(path: Path):
     import onnxruntime as ort
 
     so = ort.SessionOptions()
     so.intra_op_num_threads = 2
     so.log_severity_level = 3
-    det = ort.InferenceSession(str(Path(path) / "detector.onnx"), so, providers=["CPUExecutionProvider"])
-    cls = ort.InferenceSession(str(Path(path) / "classifier.onnx"), so, providers=["CPUExecutionProvider"])
-    return det, cls
+    return ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
+
+
+@lru_cache(maxsize=4)
+def _sessions(path: str):
+    return _session(Path(path) / "detector.onnx"), _session(Path(path) / "classifier.onnx")
 
 
 @lru_cache(maxsize=4)
 def _recover_session(path: str):
-    import onnxruntime as ort
-
-    so = ort.SessionOptions()
-    so.intra_op_num_threads = 2
-    so.log_severity_level = 3
-    return ort.InferenceSession(str(Path(path) / "recover.onnx"), so, providers=["CPUExecutionProvider"])
+    return _session(Path(path) / "recover.onnx")
 
 
 def letterbox(img: np.ndarray, size: int) -> tuple[np.ndarray, float, tuple[int, int]]:

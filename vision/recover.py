@@ -49,9 +49,11 @@ SAME = 0.9  # a proposal overlapping a kept box by this quad IoU is that box aga
 APART = 0.5  # two recovered boxes overlapping by this much are one card: the likelier is taken
 
 
-def judge(session, img: np.ndarray, candidates: list[tuple[np.ndarray, float]], kept: list[np.ndarray]) -> np.ndarray:
-    """The probability that each candidate (quad, detector score) is a card none of the ``kept`` quads covers."""
-    probs = np.zeros(len(candidates), np.float32)
+def inputs(img: np.ndarray, candidates: list[tuple[np.ndarray, float]],
+           kept: list[np.ndarray]) -> tuple[list[int], np.ndarray, np.ndarray]:
+    """What the net sees of the candidates (quad, detector score) that repeat no kept box: their indices, their
+    views (N × VIEW_H × VIEW_W × CHANNELS, uint8) and (detector score, IoU with the nearest kept box) each.
+    The same for judging and for collecting training views (vision.recover_train)."""
     todo, views, extra = [], [], []
     for i, (q, s) in enumerate(candidates):
         near = max((quad_iou(q, k) for k in kept), default=0.0)
@@ -59,9 +61,17 @@ def judge(session, img: np.ndarray, candidates: list[tuple[np.ndarray, float]], 
             todo.append(i)
             views.append(view(img, q, kept))
             extra.append((s, near))
+    return (todo, np.array(views, np.uint8).reshape(-1, VIEW_H, VIEW_W, CHANNELS),
+            np.array(extra, np.float32).reshape(-1, 2))
+
+
+def judge(session, img: np.ndarray, candidates: list[tuple[np.ndarray, float]], kept: list[np.ndarray]) -> np.ndarray:
+    """The probability that each candidate (quad, detector score) is a card none of the ``kept`` quads covers."""
+    probs = np.zeros(len(candidates), np.float32)
+    todo, views, extra = inputs(img, candidates, kept)
     if todo:
-        x = np.stack(views).transpose(0, 3, 1, 2).astype(np.float32) / 255
-        logit = session.run(None, {"view": x, "extra": np.array(extra, np.float32)})[0].reshape(-1)
+        x = views.transpose(0, 3, 1, 2).astype(np.float32) / 255
+        logit = session.run(None, {"view": x, "extra": extra})[0].reshape(-1)
         probs[todo] = 1 / (1 + np.exp(-logit))
     return probs
 

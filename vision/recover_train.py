@@ -13,9 +13,8 @@ from typing import Any
 import numpy as np
 
 from .evaluate import match
-from .geometry import quad_iou
 from .imageio import load_image
-from .recover import CHANNELS, SAME, VIEW_H, VIEW_W, view
+from .recover import CHANNELS, VIEW_H, VIEW_W, inputs
 
 KEEP = ("views", "labels", "extra", "photo")
 
@@ -63,15 +62,13 @@ def _collect_part(job: tuple[list[tuple[str, str]], str | None, bool]) -> tuple[
         rec, found = R.recognize_found(img, info)
         kept = [np.array(c.quad, np.float32) for c in rec.cards]
         seen = {j for _, j in match(kept, truth)}
-        for q, s in found.candidates:
-            near = max((quad_iou(q, k) for k in kept), default=0.0)
-            if near >= SAME:
-                continue
-            m = match([q], truth)
-            views.append(view(img, q, kept))
+        todo, v, e = inputs(img, found.candidates, kept)
+        for i in todo:
+            m = match([found.candidates[i][0]], truth)
             labels.append(int(bool(m) and m[0][1] not in seen))
-            extra.append((s, near))
             photo.append(f"{root}/{Path(f).stem}")
+        views += list(v)
+        extra += e.tolist()
     return views, labels, extra, photo
 
 
