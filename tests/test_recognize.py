@@ -67,9 +67,10 @@ def test_cli_bad_files(tmp_path, capsys, content, needle):
     assert needle in err and err.count("\n") == 1
 
 
-def test_score_photo_cli(capsys):
-    gt = _gt(5)
-    code = main(["score", str(SAMPLES / "hand_5.jpg"), "--context", str(SAMPLES / "hand_5.json"), "--json"])
+@pytest.mark.parametrize("n", [5, 7])
+def test_score_photo_cli(capsys, n):
+    gt = _gt(n)
+    code = main(["score", str(SAMPLES / f"hand_{n}.jpg"), "--context", str(SAMPLES / f"hand_{n}.json"), "--json"])
     d = json.loads(capsys.readouterr().out)
     assert code == 0 and d["total"] == gt["expected_total"] and d["is_win"]
 
@@ -195,8 +196,8 @@ def test_zoom_finds_small_cards_in_a_large_photo(tmp_path):
         d.mkdir()
         for f in ("detector.onnx", "classifier.onnx"):
             shutil.copy(DEFAULT_MODEL / f, d / f)
-        # the recover net off: it finds the missing card here too, and this is about the zoom alone
-        meta = json.loads((DEFAULT_MODEL / "model.json").read_text()) | {"zoom": zoom, "recover": 2.0}
+        # the recover net off (recovering and pruning): it finds the missing card here too, and this is about the zoom alone
+        meta = json.loads((DEFAULT_MODEL / "model.json").read_text()) | {"zoom": zoom, "recover": 2.0, "prune": 0.0}
         (d / "model.json").write_text(json.dumps(meta))
         found[zoom] = recognize_array(canvas, d).cards
     zoomed = found[1.4]

@@ -102,7 +102,7 @@ def test_released_model_recovers_a_card_its_nms_dropped(tmp_path):
     info = model_info(None)
     for f in ("detector.onnx", "classifier.onnx"):
         (off / f).symlink_to(info.path / f)
-    (off / "model.json").write_text(json.dumps(json.loads((info.path / "model.json").read_text()) | {"recover": 2.0}))
+    (off / "model.json").write_text(json.dumps(json.loads((info.path / "model.json").read_text()) | {"recover": 2.0, "prune": 0.0}))
     assert len(recognize(SAMPLES / "hand_6.jpg", off).cards) == len(truth) - 1
 
 
@@ -120,5 +120,55 @@ def test_a_model_naming_a_recover_threshold_needs_the_net(tmp_path):
     (tmp_path / "model.json").write_text(json.dumps({"recover": 0.9}))
     with pytest.raises(ModelError, match="recover.onnx"):
         model_info(tmp_path)
+    (tmp_path / "model.json").write_text(json.dumps({"prune": 0.01}))
+    with pytest.raises(ModelError, match="recover.onnx"):
+        model_info(tmp_path)
     (tmp_path / "model.json").write_text(json.dumps({}))
-    assert model_info(tmp_path).recover > 1  # no threshold: no net needed, none used
+    info = model_info(tmp_path)
+    assert not info.recovers and not info.uses_net  # no threshold: no net needed, none used
+
+
+@requires_model
+def test_prune_leaves_out_a_second_box_on_a_card_and_nothing_else():
+    """Each box judged as if NMS had dropped it: a box added a quarter of a card's width beside a card is
+    covered by that card's box and goes; the true cards of the samples all stay."""
+    from tests.conftest import SAMPLES
+    from vision.geometry import axes, order_long_axis_vertical
+    from vision.imageio import load_image
+    from vision.recognize import _recover_session, model_info, recognize
+    from vision.recover import prune
+
+    net = _recover_session(str(model_info(None).path))
+    for name in ("hand_1", "hand_3", "hand_6"):
+        img = load_image(SAMPLES / f"{name}.jpg")
+        boxes = [(np.array(c.quad, np.float32), c.det_score) for c in recognize(img).cards]
+        assert prune(net, img, boxes, 0.01) == []
+        q = order_long_axis_vertical(boxes[5][0])
+        twice = boxes + [(q + axes(q)[1] * 0.25, 0.5)]
+        assert [i for i, _ in prune(net, img, twice, 0.01)] == [len(boxes)], name
+
+
+@requires_model
+def test_released_model_prunes_the_extra_boxes_of_a_tight_stair(tmp_path):
+    """A tight stair (docs/samples/hand_7.jpg): NMS keeps a box across two cards and a second box on a card;
+    pruning leaves both out, and the 24 cards are found and read right. Without pruning there are 26."""
+    import json
+
+    from tests.conftest import SAMPLES
+    from vision.evaluate import match
+    from vision.recognize import model_info, recognize
+
+    gt = json.loads((SAMPLES / "hand_7.json").read_text())
+    truth = [np.array(c["quad"], np.float32) for c in gt["cards"]]
+    rec = recognize(SAMPLES / "hand_7.jpg")
+    pairs = match([np.array(c.quad, np.float32) for c in rec.cards], truth)
+    assert len(pairs) == len(truth) == len(rec.cards) == 24
+    assert all(rec.cards[i].code == gt["cards"][j]["code"] for i, j in pairs)
+    assert len(rec.spares) >= 2  # what was pruned is offered to the repairs
+    off = tmp_path / "no-prune"
+    off.mkdir()
+    info = model_info(None)
+    for f in ("detector.onnx", "classifier.onnx", "recover.onnx"):
+        (off / f).symlink_to(info.path / f)
+    (off / "model.json").write_text(json.dumps(json.loads((info.path / "model.json").read_text()) | {"prune": 0.0}))
+    assert len(recognize(SAMPLES / "hand_7.jpg", off).cards) == 26

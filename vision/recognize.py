@@ -22,7 +22,7 @@ from scoring.cards import CODES, NAMES_ZH
 from . import DEFAULT_MODEL_NAME
 from .geometry import CARD_ASPECT, FOLD, axes, fold, order_long_axis_vertical, quad_iou, rectify, swap_ends
 from .imageio import load_image
-from .recover import choose, judge
+from .recover import choose, judge, prune
 
 MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
 DEFAULT_MODEL = MODELS_DIR / DEFAULT_MODEL_NAME
@@ -91,6 +91,18 @@ class ModelInfo:
     mirror: bool = False  # the final look also runs on the mirrored image, each box averaged with its mirror's (_fuse)
     # boxes NMS dropped become cards when the recover net (recover.onnx, vision.recover) gives them this probability
     recover: float = 2.0  # (above 1: no net, never)
+    # kept boxes the same net, judging each as if NMS had dropped it, gives less than this are left out and
+    # offered as spares (recover.prune: a second box on a card, a box across two; 0: never)
+    prune: float = 0.0
+
+    @property
+    def recovers(self) -> bool:
+        return self.recover <= 1
+
+    @property
+    def uses_net(self) -> bool:
+        """Whether recover.onnx is needed: to recover dropped boxes or to prune kept ones."""
+        return self.recovers or self.prune > 0
 
     @property
     def codes(self) -> tuple[str, ...]:
@@ -107,15 +119,17 @@ def model_info(path: str | Path | None = None) -> ModelInfo:
     for f in ("detector.onnx", "classifier.onnx"):
         if not (p / f).is_file():
             raise ModelError(f"The model at {p} has no {f}.")
-    if float(d.get("recover", 2.0)) <= 1 and not (p / "recover.onnx").is_file():
-        raise ModelError(f"The model at {p} names a recover threshold (model.json 'recover') but has no recover.onnx.")
     names = tuple(d.get("names", CODES))
     if sorted(n for n in names if n != NOT_A_CARD) != sorted(CODES) or names.count(NOT_A_CARD) > 1:
         raise ModelError(f"The model at {p} does not name the 35 card codes (model.json 'names').")
-    return ModelInfo(p, int(d.get("det_imgsz", 640)), int(d.get("cls_imgsz", FOLD)), float(d.get("temperature", 1.0)),
+    info = ModelInfo(p, int(d.get("det_imgsz", 640)), int(d.get("cls_imgsz", FOLD)), float(d.get("temperature", 1.0)),
                      names, float(d.get("conf", 0.35)), float(d.get("iou", 0.5)),
                      float(d.get("rescue_conf", 1.0)), float(d.get("rescue_cls", 1.0)), float(d.get("zoom", 0.0)),
-                     bool(d.get("mirror", False)), float(d.get("recover", 2.0)))
+                     bool(d.get("mirror", False)), float(d.get("recover", 2.0)), float(d.get("prune", 0.0)))
+    if info.uses_net and not (p / "recover.onnx").is_file():
+        raise ModelError(f"The model at {p} names a recover or prune threshold (model.json 'recover', 'prune') but has "
+                         "no recover.onnx.")
+    return info
 
 
 def _session(path: Path):
@@ -290,7 +304,12 @@ def recognize_found(img: np.ndarray, model: str | Path | ModelInfo | None = None
     probs = _second_look(img, quads, probs, cls_s, info)
     t2 = time.perf_counter()
     judged = [0.0] * len(keep) + judged
-    cards = reading_order([_card(qo, s, p, info, top_k, r) for (_, s), qo, p, r in zip(dets, quads, probs, judged, strict=True)])
+    cards = [_card(qo, s, p, info, top_k, r) for (_, s), qo, p, r in zip(dets, quads, probs, judged, strict=True)]
+    if info.prune > 0:
+        out = {i for i, _ in prune(_recover_session(str(info.path)), img, dets, info.prune)}
+        spares = [c for i, c in enumerate(cards) if i in out] + spares
+        cards = [c for i, c in enumerate(cards) if i not in out]
+    cards = reading_order(cards)
     tm = dict(timings or {})
     tm.update({"detect": round((t1 - t0) * 1000, 1), "classify": round((t2 - t1) * 1000, 1)})
     return Recognition(img.shape[1], img.shape[0], cards, tm, info.path.name, spares, info.conf), found
@@ -301,7 +320,7 @@ def _recovered(img: np.ndarray, found: Found, kept: list[np.ndarray], cls_s,
     """The candidates NMS dropped that the recover net judges cards and the classifier sees a face in, with
     their readings and the net's probabilities."""
     cands = found.candidates
-    judged = judge(_recover_session(str(info.path)), img, cands, kept) if info.recover <= 1 and cands else None
+    judged = judge(_recover_session(str(info.path)), img, cands, kept) if info.recovers and cands else None
     chosen = [] if judged is None else choose(cands, judged, info.recover)
     crops = [fold(rectify(img, order_long_axis_vertical(cands[i][0]), ordered=True)) for i in chosen]
     probs, p_none = faces_only(classify(cls_s, crops, info.temperature), info)

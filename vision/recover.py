@@ -2,7 +2,11 @@
 neighbour's so much that NMS removes it, yet the detector did propose it. The rescue network looks at
 each such proposal in its context (the photo around it and the outlines of the boxes kept) and says
 whether it is a card no kept box covers. Trained on synthetic scenes, where every card is known
-(scripts in vision.recover_train)."""
+(scripts in vision.recover_train).
+
+The same question, asked of each kept box as if it alone had been dropped, finds the kept boxes that are
+not cards of their own (prune): a second box on a card, or a box across two cards, is covered by the
+others and judged no card; a true card is not."""
 
 from __future__ import annotations
 
@@ -19,22 +23,15 @@ CHANNELS = 5  # B, G, R, how many kept boxes cover the pixel, outlines of the ke
 def view(img: np.ndarray, quad: np.ndarray, kept: list[np.ndarray]) -> np.ndarray:
     """The proposal ``quad`` in context: a VIEW_H × VIEW_W × CHANNELS uint8 array, the proposal upright in its
     middle, with the kept boxes ``kept`` drawn as coverage and outlines."""
-    q = order_long_axis_vertical(quad)
-    length, width = axes(q)
-    c = q.mean(0)
-    u = length / 2 * ALONG
-    v = width / 2 * ACROSS
-    src = np.array([c - u - v, c - u + v, c + u + v, c + u - v], np.float32)
-    dst = np.array([[0, 0], [VIEW_W - 1, 0], [VIEW_W - 1, VIEW_H - 1], [0, VIEW_H - 1]], np.float32)
-    m = cv2.getPerspectiveTransform(src, dst)
+    m = _frame(quad)
     out = np.zeros((VIEW_H, VIEW_W, CHANNELS), np.uint8)
     out[:, :, :3] = cv2.warpPerspective(img, m, (VIEW_W, VIEW_H), flags=cv2.INTER_AREA,
                                         borderMode=cv2.BORDER_CONSTANT, borderValue=(114, 114, 114))
     cover = np.zeros((VIEW_H, VIEW_W), np.uint8)
     lines = np.zeros((VIEW_H, VIEW_W), np.uint8)
     for k in kept:
-        p = cv2.perspectiveTransform(np.asarray(k, np.float32).reshape(1, 4, 2), m)[0]
-        if (p[:, 0].max() < 0 or p[:, 0].min() >= VIEW_W or p[:, 1].max() < 0 or p[:, 1].min() >= VIEW_H):
+        p = _in_view(m, k)
+        if p is None:
             continue
         one = np.zeros_like(cover)
         cv2.fillConvexPoly(one, np.round(p).astype(np.int32), 1)
@@ -43,6 +40,26 @@ def view(img: np.ndarray, quad: np.ndarray, kept: list[np.ndarray]) -> np.ndarra
     out[:, :, 3] = np.minimum(cover.astype(np.int32) * 100, 255)
     out[:, :, 4] = lines
     return out
+
+
+def _frame(quad: np.ndarray) -> np.ndarray:
+    """The perspective transform from the photo to the view of ``quad``."""
+    q = order_long_axis_vertical(quad)
+    length, width = axes(q)
+    c = q.mean(0)
+    u = length / 2 * ALONG
+    v = width / 2 * ACROSS
+    src = np.array([c - u - v, c - u + v, c + u + v, c + u - v], np.float32)
+    dst = np.array([[0, 0], [VIEW_W - 1, 0], [VIEW_W - 1, VIEW_H - 1], [0, VIEW_H - 1]], np.float32)
+    return cv2.getPerspectiveTransform(src, dst)
+
+
+def _in_view(m: np.ndarray, quad: np.ndarray) -> np.ndarray | None:
+    """``quad`` in the view's pixels (transform ``m``), or None when its bounding box misses the view."""
+    p = cv2.perspectiveTransform(np.asarray(quad, np.float32).reshape(1, 4, 2), m)[0]
+    if p[:, 0].max() < 0 or p[:, 0].min() >= VIEW_W or p[:, 1].max() < 0 or p[:, 1].min() >= VIEW_H:
+        return None
+    return p
 
 
 SAME = 0.9  # a proposal overlapping a kept box by this quad IoU is that box again: not judged
@@ -70,10 +87,46 @@ def judge(session, img: np.ndarray, candidates: list[tuple[np.ndarray, float]], 
     probs = np.zeros(len(candidates), np.float32)
     todo, views, extra = inputs(img, candidates, kept)
     if todo:
-        x = views.transpose(0, 3, 1, 2).astype(np.float32) / 255
-        logit = session.run(None, {"view": x, "extra": extra})[0].reshape(-1)
-        probs[todo] = 1 / (1 + np.exp(-logit))
+        probs[todo] = _run(session, views, extra)
     return probs
+
+
+def _run(session, views: np.ndarray, extra: np.ndarray) -> np.ndarray:
+    x = views.transpose(0, 3, 1, 2).astype(np.float32) / 255
+    logit = session.run(None, {"view": x, "extra": extra})[0].reshape(-1)
+    return 1 / (1 + np.exp(-logit))
+
+
+def prune(session, img: np.ndarray, boxes: list[tuple[np.ndarray, float]], threshold: float) -> list[tuple[int, float]]:
+    """The boxes (quad, detector score) that are no card of their own, in the order left out, each with the
+    net's probability: every box is judged as if it had been dropped and the others kept (is it a card none
+    of them covers?); the least likely goes while it is below ``threshold``, and the boxes whose view it lay
+    in are judged again without it. Of two boxes on one card, both judged covered by the other, only the
+    less likely goes."""
+    left = list(range(len(boxes)))
+    frames = [_frame(q) for q, _ in boxes]
+    probs = np.ones(len(boxes), np.float32)
+    todo = list(left)
+    out: list[tuple[int, float]] = []
+    while len(left) > 1:
+        views, extra, judged = [], [], []
+        for i in todo:
+            others = [boxes[j][0] for j in left if j != i]
+            near = max(quad_iou(boxes[i][0], o) for o in others)
+            probs[i] = 0.0  # a box repeating another (SAME) is no card of its own
+            if near < SAME:
+                judged.append(i)
+                views.append(view(img, boxes[i][0], others))
+                extra.append((boxes[i][1], near))
+        if judged:
+            probs[judged] = _run(session, np.array(views, np.uint8), np.array(extra, np.float32))
+        worst = min(left, key=lambda i: probs[i])
+        if probs[worst] >= threshold:
+            break
+        out.append((worst, float(probs[worst])))
+        left.remove(worst)
+        todo = [i for i in left if _in_view(frames[i], boxes[worst][0]) is not None]
+    return out
 
 
 def choose(candidates: list[tuple[np.ndarray, float]], probs: np.ndarray, threshold: float) -> list[int]:

@@ -53,7 +53,8 @@ def _collect_part(job: tuple[list[tuple[str, str]], str | None, bool]) -> tuple[
     from .synth import MIN_LABEL_VISIBLE
 
     files, model, progress = job
-    info = replace(R.model_info(model), recover=2.0)  # the boxes kept before any recovery, as the net will see them
+    # the boxes kept before any recovery or pruning, as the net will see them
+    info = replace(R.model_info(model), recover=2.0, prune=0.0)
     views, labels, extra, photo = [], [], [], []
     for root, f in tqdm(files, desc="recover views", unit="scene", disable=not progress):
         gt = json.loads(Path(f).read_text())

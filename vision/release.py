@@ -148,9 +148,10 @@ def release(what: str, run_dir: str | Path, name: str, extra: dict[str, Any] | N
 
 
 def release_recover(run_dir: str | Path, base: str | Path, name: str, threshold: float,
-                    extra: dict[str, Any] | None = None) -> Path:
+                    extra: dict[str, Any] | None = None, prune: float = 0.0) -> Path:
     """models/NAME = the model ``base`` (its detector and classifier, copied unless NAME is that model) with the
-    recover net of ``run_dir`` (vision.recover_train.fit) at ``threshold``."""
+    recover net of ``run_dir`` (vision.recover_train.fit) at ``threshold``, pruning kept boxes below ``prune``
+    (0: not)."""
     run_dir, base = Path(run_dir), Path(base)
     net = run_dir / "recover.onnx"
     if not net.is_file():
@@ -168,6 +169,7 @@ def release_recover(run_dir: str | Path, base: str | Path, name: str, threshold:
     meta = json.loads(meta_p.read_text())
     figures = json.loads((run_dir / "figures.json").read_text()) if (run_dir / "figures.json").is_file() else []
     meta["recover"] = threshold
+    meta["prune"] = prune
     meta["recover_net"] = {"run": _relative(str(run_dir)), "epochs": len(figures),
                            "last_epoch": figures[-1] if figures else {},
                            "released": dt.date.today().isoformat()} | (extra or {})
@@ -207,6 +209,10 @@ def write_card(dest: Path, meta: dict[str, Any]) -> Path:
             r = meta.get("recover_net", {})
             lines.append(f"- recover net (`recover.onnx`, vision.recover): a box NMS dropped becomes a card when the net gives it "
                          f"≥ {meta['recover']}" + "".join(f"; {r[k]}" for k in ("recipe", "note") if r.get(k)))
+            if meta.get("prune", 0.0) > 0:
+                lines.append(f"- pruning (vision.recover.prune): a kept box the same net, judging it as if NMS had dropped it, "
+                             f"gives less than {meta['prune']} is left out (offered to the repairs as a spare)"
+                             + (f"; {r['prune_note']}" if r.get("prune_note") else ""))
             if r.get("last_epoch"):
                 lines.append("- recover net, last epoch (its val candidates): " +
                              ", ".join(f"{k} {v}" for k, v in r["last_epoch"].items()))
