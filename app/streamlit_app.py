@@ -23,6 +23,7 @@ from scoring.hand import HOW_ZH
 from scoring.rulesets import EVENTS, RULESETS, get_ruleset
 from scoring.score import TYPE_EN, TYPE_ZH
 from vision.imageio import ImageError, load_image
+from vision.layout import split_table
 from vision.pipeline import NO_CARDS, OTHER_READING, RECOUNT, PhotoContext, PhotoError, layout_from_roles, score_layout, score_recognition
 from vision.recognize import Card, ModelError, Recognition, model_info, recognize_array
 
@@ -111,8 +112,9 @@ def photo_section(data: bytes, lang: str, jiang: list[str], ruleset: str, n_jian
             rec = ps0.recognition  # with a card the detector half-saw added, or a doubtful box marked ×
             roles = [ps0.role(i) for i in range(len(rec.cards))]
             st.session_state.recount = [w for w in ps0.warnings if w.startswith((RECOUNT, OTHER_READING))]
-        except (PhotoError, HandError):
-            roles = ["hand"] * len(rec.cards)
+        except (PhotoError, HandError):  # the cards where they lie, as the message about them counted them
+            lay0 = split_table(rec.cards, get_ruleset(ruleset).n_jiang)
+            roles = [lay0.role(i) for i in range(len(rec.cards))]
         st.session_state.rec = rec
         st.session_state.rows = pd.DataFrame({
             "code": [c.code for c in rec.cards], "role": roles,

@@ -165,3 +165,18 @@ def test_the_pages_own_camera_only_when_asked_for(app_env):
     assert not at.get("camera_input")
     at.toggle(key="use_camera").set_value(True).run()
     assert not at.exception and len(at.get("camera_input")) == 1
+
+
+def test_a_hand_that_cannot_be_scored_says_on_the_page_what_the_cli_says(app_env):
+    """hand_6 under the default ruleset (two 将, one card lying apart): the page's corrections table starts
+    from the cards where they lie, so its message counts the card set apart as `changpai score` does."""
+    from app.i18n import say
+    from vision.pipeline import PhotoContext, PhotoError, score_recognition
+    from vision.recognize import recognize
+
+    with pytest.raises(PhotoError) as e:
+        score_recognition(recognize(SAMPLES / "hand_6.jpg"), PhotoContext())
+    assert e.value.args[0].key == "jiang_missing_set_apart"
+    at = _new()
+    _upload(at, "hand.jpg", (SAMPLES / "hand_6.jpg").read_bytes())
+    assert [m.value for m in at.error] == [say(e.value, "zh")]

@@ -20,6 +20,17 @@ class TableLayout:
     apart: list[list[int]] = field(default_factory=list)  # the small clusters lying apart from the hand
     ignored: list[int] = field(default_factory=list)  # objects apart taken for something other than cards
 
+    def role(self, i: int) -> str:
+        """Card ``i``'s role as the page's corrections table names it (pipeline.layout_from_roles reads them back)."""
+        if i in self.jiang:
+            return "jiang"
+        if i in self.ignored:
+            return "ignored"
+        for m, g in enumerate(self.melds):
+            if i in g:
+                return f"meld:{m}"
+        return "hand"
+
 
 def edge_distances(quads: np.ndarray) -> np.ndarray:
     """(n, n) edge-to-edge distances of n quads (n × 4 × 2) as the nearest corner of one to an edge of the

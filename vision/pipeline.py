@@ -88,14 +88,7 @@ class PhotoScore:
         return d
 
     def role(self, i: int) -> str:
-        if i in self.layout.jiang:
-            return "jiang"
-        if i in self.layout.ignored:
-            return "ignored"
-        for m, g in enumerate(self.layout.melds):
-            if i in g:
-                return f"meld:{m}"
-        return "hand"
+        return self.layout.role(i)
 
 
     def card_tags(self) -> tuple[list[str], list[int]]:
