@@ -27,7 +27,7 @@ def annotate(img: np.ndarray, rec: Recognition, labels: list[str] | None = None,
     palette = sv.ColorPalette.DEFAULT
     out = sv.OrientedBoxAnnotator(color=palette, thickness=thickness).annotate(img.copy(), det)
     if labels is None:
-        labels = [f"{c.name_zh}" + ("?" if c.confidence < 0.8 else "") for c in rec.cards]
+        labels = [c.label for c in rec.cards]
     out = sv.RichLabelAnnotator(color=palette, font_path=str(font_path(UI_FONT)), font_size=size, text_padding=max(3, size // 4),
                                 text_position=sv.Position.CENTER, smart_position=True).annotate(out, det, labels)
     return out

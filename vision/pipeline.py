@@ -100,7 +100,7 @@ class PhotoScore:
         for i, c in enumerate(self.recognition.cards):
             role = self.role(i)
             tag = {"jiang": "将", "ignored": "×"}.get(role, "碰" if role.startswith("meld") else "")
-            labels.append(("+" if i in added else "") + f"{tag}{c.name_zh}" + ("?" if c.confidence < 0.8 else ""))
+            labels.append(("+" if i in added else "") + tag + c.label)
             groups.append(2 + int(role.split(":")[1]) if role.startswith("meld") else {"hand": 0, "jiang": 1, "ignored": 9}[role])
         return labels, groups
 

@@ -36,6 +36,9 @@ class ModelError(ValueError):
     """A model folder that is missing or incomplete."""
 
 
+DOUBT = 0.8  # a card read with less probability is shown with "?" (annotated photos, the page)
+
+
 @dataclass
 class Card:
     code: str
@@ -48,6 +51,11 @@ class Card:
     @property
     def name_zh(self) -> str:
         return NAMES_ZH[self.code]
+
+    @property
+    def label(self) -> str:
+        """The Chinese name, with ? when the reading is unsure (below DOUBT): what annotated photos show."""
+        return self.name_zh + ("?" if self.confidence < DOUBT else "")
 
     def to_dict(self) -> dict[str, Any]:
         return {"code": self.code, "confidence": round(self.confidence, 4),
