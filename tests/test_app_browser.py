@@ -46,6 +46,8 @@ def server(tmp_path):
     yield url
     proc.terminate()
     proc.wait(timeout=20)
+    with pytest.raises(OSError):  # stopping `changpai app` stops the server (no Streamlit child left serving)
+        urllib.request.urlopen(url + "/_stcore/health", timeout=2)
 
 
 def test_phone_upload_shows_total(server, tmp_path):

@@ -49,4 +49,8 @@ def run(args: argparse.Namespace) -> int:
     scheme = "https" if args.cert else "http"
     print(f"changpai: serving on {scheme}://{args.host}:{args.port} (Ctrl-C to stop)", flush=True)
     # from the project's folder: Streamlit reads its config (.streamlit/config.toml: the page's CJK font) from there
-    return subprocess.call(cmd, env=env, cwd=Path(__file__).resolve().parents[2])
+    root = Path(__file__).resolve().parents[2]
+    if os.name == "posix":  # the server becomes this process: stopping it (Ctrl-C, SIGTERM) stops the page, no orphan left
+        os.chdir(root)
+        os.execve(cmd[0], cmd, env)
+    return subprocess.call(cmd, env=env, cwd=root)
