@@ -184,11 +184,12 @@ def test_zoom_finds_small_cards_in_a_large_photo(tmp_path):
 
     from vision.recognize import DEFAULT_MODEL, recognize_array
 
-    # the sample hand in the middle of a photo twice as large: its cards are half as big
+    # the sample hand in the middle of a photo 2.5 times as large: its cards are 2.5 times smaller
     img = cv2.imread(str(SAMPLES / "hand_2.jpg"))
     h, w = img.shape[:2]
-    canvas = np.full((2 * h, 2 * w, 3), 60, np.uint8)
-    canvas[h // 2:h // 2 + h, w // 2:w // 2 + w] = img
+    canvas = np.full((h * 5 // 2, w * 5 // 2, 3), 60, np.uint8)
+    oy, ox = (canvas.shape[0] - h) // 2, (canvas.shape[1] - w) // 2
+    canvas[oy:oy + h, ox:ox + w] = img
     gt = _gt(2)
     found = {}
     for zoom in (0.0, 1.4):
@@ -204,11 +205,11 @@ def test_zoom_finds_small_cards_in_a_large_photo(tmp_path):
     assert len(zoomed) == len(gt["cards"]) > len(found[0.0])  # every card found only with the zoom
     from vision.evaluate import match
 
-    gq = [np.array(c["quad"], np.float32) + [w // 2, h // 2] for c in gt["cards"]]
+    gq = [np.array(c["quad"], np.float32) + [ox, oy] for c in gt["cards"]]
     m = match([np.array(c.quad, np.float32) for c in zoomed], gq)
     assert len(m) == len(gq) and all(zoomed[i].code == gt["cards"][j]["code"] for i, j in m)
     quads = np.array([c.quad for c in zoomed])
-    assert quads[..., 0].min() > w // 2 - 5 and quads[..., 0].max() < w // 2 + w + 5  # in the big photo's pixels
+    assert quads[..., 0].min() > ox - 5 and quads[..., 0].max() < ox + w + 5  # in the big photo's pixels
 
 
 def test_tune_writes_thresholds_chosen_on_the_val_split(tmp_path, capsys):
