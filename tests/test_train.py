@@ -151,3 +151,29 @@ def test_train_cli_passes_the_schedule_and_mosaic_off(tiny, monkeypatch, capsys,
     assert main(["train", "detect", "--data", data]) == 0 and "extra" not in seen
     assert main(["train", "classify", "--data", str(tiny / "cls"), "--no-mosaic"]) == 2
     assert "--no-mosaic is for detect" in capsys.readouterr().err
+
+
+def test_train_cli_shows_its_progress(tiny, tmp_path):
+    """`changpai train` lets ultralytics show its epoch bars and figures (kept quiet elsewhere): a user whose
+    run takes an hour sees where it is, also in a log file."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    data = tmp_path / "cls"
+    shutil.copytree(tiny / "cls", data)
+    any_crop = next(data.glob("train/*/*.jpg"))
+    for split in ("train", "val"):
+        for d in (data / split).iterdir():
+            if not any(d.iterdir()):
+                shutil.copy(any_crop, d / "filler.jpg")
+    env = {k: v for k, v in os.environ.items() if k != "YOLO_VERBOSE"} | {"PYTHONPATH": str(ROOT)}
+    out = subprocess.run([sys.executable, "-m", "app.cli", "train", "classify", "--data", str(data), "--epochs", "1",
+                          "--imgsz", "64", "--batch", "8", "--workers", "0", "--name", "p"],
+                         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    text = out.stdout + out.stderr
+    assert out.returncode == 0, text[-2000:]
+    assert "Epoch" in text and "1/1" in text and "top1_acc" in text and "trained: runs/p/weights/best.pt" in text

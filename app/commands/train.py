@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 
 from ..cli import UserError
@@ -37,6 +38,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.what == "recover":
         return _recover(args)
+    # ultralytics' own progress bars and per-epoch figures (vision.ultra keeps it quiet elsewhere): a long job shows
+    # where it is
+    os.environ.setdefault("YOLO_VERBOSE", "True")
     from vision import train
 
     name = args.name or args.what
