@@ -110,14 +110,13 @@ def prune(session, img: np.ndarray, boxes: list[tuple[np.ndarray, float]], thres
     out: list[tuple[int, float]] = []
     while len(left) > 1:
         views, extra, judged = [], [], []
-        for i in todo:
-            others = [boxes[j][0] for j in left if j != i]
-            near = max(quad_iou(boxes[i][0], o) for o in others)
+        for i in todo:  # what the net sees of box i, the others kept: as for a dropped box (inputs)
+            seen, v, e = inputs(img, [boxes[i]], [boxes[j][0] for j in left if j != i])
             probs[i] = 0.0  # a box repeating another (SAME) is no card of its own
-            if near < SAME:
+            if seen:
                 judged.append(i)
-                views.append(view(img, boxes[i][0], others))
-                extra.append((boxes[i][1], near))
+                views.append(v[0])
+                extra.append(e[0])
         if judged:
             probs[judged] = _run(session, np.array(views, np.uint8), np.array(extra, np.float32))
         worst = min(left, key=lambda i: probs[i])
