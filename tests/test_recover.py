@@ -66,18 +66,19 @@ def test_train_recover_collects_trains_and_releases(tmp_path, monkeypatch):
     monkeypatch.setattr(train, "RUNS", tmp_path / "runs")
     monkeypatch.setattr(release, "MODELS_DIR", tmp_path / "models")
     args = ["train", "recover", "--data", job.out, "--val", job.out, "--epochs", "1", "--batch", "4", "--workers", "1",
-            "--name", "r", "--release", "m", "--threshold", "0.5"]
+            "--name", "r", "--release", "m", "--threshold", "0.5", "--prune", "0.01"]
     assert main(args) == 0
     views = load([tmp_path / "runs" / "r" / "views_train.npz"])
     assert len(views["labels"]) >= 4 and views["views"].shape[1:] == (VIEW_H, VIEW_W, CHANNELS)
     dest = tmp_path / "models" / "m"
     meta = json.loads((dest / "model.json").read_text())
     assert meta["recover"] == 0.5 and meta["recover_net"]["epochs"] == 1 and "recover net" in (dest / "MODEL_CARD.md").read_text()
-    assert model_info(dest).recover == 0.5
+    assert model_info(dest).recover == 0.5 and model_info(dest).prune == meta["prune"] == 0.01
+    assert "pruning" in (dest / "MODEL_CARD.md").read_text()
     rec = recognize(next((tmp_path / "hands" / "images").rglob("*.jpg")), dest)  # the released model loads and runs
     assert rec.cards
     # the views made before are reused, and a finished run resumes to the same end
-    assert main(args[:-4] + ["--resume"]) == 0
+    assert main(args[:-6] + ["--resume"]) == 0
 
 
 @requires_model
