@@ -67,3 +67,24 @@ def test_faces_are_cut_inside_the_card_and_cleaned_of_the_photos_light():
     out = clean_face(face, paper=(222, 236, 244)).astype(int)
     assert np.abs(out[20, 10] - np.array([222, 236, 244])).max() <= 6
     assert out[200, 45].max() < 60
+
+
+def test_eval_calibration_passes_scenes_and_epochs_on(tmp_path, monkeypatch, capsys):
+    import json
+
+    import vision.calibrate
+    from app.cli import main
+
+    seen = {}
+
+    def fake_measure(work, base, n, seed, scenes, epochs):
+        seen.update(work=work, n=n, seed=seed, scenes=scenes, epochs=epochs)
+        fig = {"precision": 1.0, "recall": 0.99, "classification_accuracy": 0.98, "whole_photo_exact": 0.5}
+        return {"before": fig, "after": fig, "calibration_minutes": 1.0}
+
+    monkeypatch.setattr(vision.calibrate, "measure", fake_measure)
+    out = tmp_path / "r.json"
+    assert main(["eval-calibration", "--work", str(tmp_path), "--n", "5", "--scenes", "40", "--epochs", "1",
+                 "--json", str(out)]) == 0
+    assert seen == {"work": str(tmp_path), "n": 5, "seed": 9005, "scenes": 40, "epochs": 1}
+    assert "card accuracy 98.00 %" in capsys.readouterr().out and json.loads(out.read_text())["calibration_minutes"] == 1.0

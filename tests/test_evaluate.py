@@ -44,7 +44,14 @@ def test_eval_hands_counts_right_wrong_and_unscored_photos(tmp_path, capsys):
     assert r["wrong_total_with_repair"] == 3 - right - unscored
     assert r["wrong_total_on_a_win"] == sum(x["won"] and x["with_repair"] != x["expected"] for x in rows) <= 3 - right - unscored
     assert r["exact_without_repair"] == round(sum(x["without_repair"] == x["expected"] for x in rows) / 3, 4)
-    assert "total exactly right" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "total exactly right" in out and "photos with every card right" in out
+    # the card figures of the same recognitions are those `changpai eval` gives the photos
+    assert r["cards"]["whole_photo_exact"] == round(sum(x["cards_exact"] for x in rows) / 3, 4)
+    assert main(["eval", str(d), "--json", str(tmp_path / "c.json")]) == 0
+    c = json.loads((tmp_path / "c.json").read_text())
+    for k in ("cards", "precision", "recall", "classification_accuracy", "whole_photo_exact", "confusions"):
+        assert r["cards"][k] == c[k], k
 
 
 def test_eval_without_ground_truth_is_one_sentence(tmp_path, capsys):

@@ -18,6 +18,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     # 9005: with the test sets' seeds (9001–9004), never used for training data (the recover net of changpai-v6
     # trained on scenes of seed 31337, this command's earlier default: the same layouts, other faces)
     p.add_argument("--seed", type=int, default=9005, help="seed of the deck's style and its test photos")
+    p.add_argument("--scenes", type=int, default=160, help="as `changpai calibrate --scenes`")
+    p.add_argument("--epochs", type=int, default=4, help="as `changpai calibrate --epochs`")
     p.add_argument("--json", metavar="OUT")
 
 
@@ -26,7 +28,7 @@ def run(args: argparse.Namespace) -> int:
     from vision.recognize import ModelError
 
     try:
-        r = measure(args.work, args.base, args.n, args.seed)
+        r = measure(args.work, args.base, args.n, args.seed, args.scenes, args.epochs)
     except (CalibrationError, ModelError) as e:
         raise UserError(str(e)) from None
     for k in ("before", "after"):

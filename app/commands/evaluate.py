@@ -48,6 +48,10 @@ def run(args: argparse.Namespace) -> int:
               f"{'after recognition (reused)' if r['recognitions'] != 'made' else 'photo-to-total'} "
               f"p50 {r['latency_ms']['p50']} ms, p90 {r['latency_ms']['p90']} ms")
         print("  with repair, by layout: " + ", ".join(f"{k} {v * 100:.1f} %" for k, v in r["with_repair_by_layout"].items()))
+        c = r["cards"]
+        print(f"  cards {c['cards']}: precision {c['precision'] * 100:.2f} %, recall {c['recall'] * 100:.2f} %, "
+              f"classification {c['classification_accuracy'] * 100:.2f} %, photos with every card right "
+              f"{c['whole_photo_exact'] * 100:.1f} %")
     else:
         print(format_report(r))
     print(f"report: {out}")
