@@ -166,10 +166,12 @@ def test_released_model_prunes_the_extra_boxes_of_a_tight_stair(tmp_path):
     assert len(pairs) == len(truth) == len(rec.cards) == 24
     assert all(rec.cards[i].code == gt["cards"][j]["code"] for i, j in pairs)
     assert len(rec.spares) >= 2  # what was pruned is offered to the repairs
+    assert rec.timings_ms["prune"] > 0  # its cost is measured with the rest
     off = tmp_path / "no-prune"
     off.mkdir()
     info = model_info(None)
     for f in ("detector.onnx", "classifier.onnx", "recover.onnx"):
         (off / f).symlink_to(info.path / f)
     (off / "model.json").write_text(json.dumps(json.loads((info.path / "model.json").read_text()) | {"prune": 0.0}))
-    assert len(recognize(SAMPLES / "hand_7.jpg", off).cards) == 26
+    rec = recognize(SAMPLES / "hand_7.jpg", off)
+    assert len(rec.cards) == 26 and "prune" not in rec.timings_ms

@@ -320,6 +320,8 @@ def recognize_found(img: np.ndarray, model: str | Path | ModelInfo | None = None
     cards = reading_order(cards)
     tm = dict(timings or {})
     tm.update({"detect": round((t1 - t0) * 1000, 1), "classify": round((t2 - t1) * 1000, 1)})
+    if info.prune > 0:  # the recover net's look at every kept box
+        tm["prune"] = round((time.perf_counter() - t2) * 1000, 1)
     return Recognition(img.shape[1], img.shape[0], cards, tm, info.path.name, spares, info.conf), found
 
 
