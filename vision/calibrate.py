@@ -100,6 +100,9 @@ def check_sheet(faces: list[tuple[str, np.ndarray]]) -> np.ndarray:
     return np.vstack([np.pad(r, ((0, 0), (0, width - r.shape[1]), (0, 0)), constant_values=90) for r in rows])
 
 
+MINE_KIND = "detect"
+
+
 def calibrate(photos: list[str], out: str | Path, base: str | Path | None = None, faces_dir: str | None = None,
               scenes: int = 160, epochs: int = 4, workers: int = 2, confirm=None) -> dict[str, Any]:
     """Build a calibrated model folder ``out`` (the base detector, a fine-tuned classifier)."""
@@ -136,7 +139,7 @@ def calibrate(photos: list[str], out: str | Path, base: str | Path | None = None
     from .mine import mine, mine_negatives
 
     scenes_dir = out / "synth-scenes"
-    synth_run(Job(str(scenes_dir), "detect", 4343, max(8, scenes // 2), ("classic",), str(faces_root), 0.0, 1280, 960),
+    synth_run(Job(str(scenes_dir), MINE_KIND, 4343, max(8, scenes // 2), ("classic",), str(faces_root), 0.0, 1280, 960),
               workers=workers, force=True, progress=False)
     mine(scenes_dir, data, base_info.path, progress=False)
     if NOT_A_CARD in base_info.names:  # the base classifier rejects boxes that are not cards: keep it doing so
