@@ -60,6 +60,11 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("changpai: interrupted.", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader stopped reading (`changpai recognize photo.jpg | head`): not an error of ours
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing left to flush at exit
+        return 141  # as a shell reports a command ended by SIGPIPE
 
 
 class UserError(Exception):

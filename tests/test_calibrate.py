@@ -88,3 +88,36 @@ def test_eval_calibration_passes_scenes_and_epochs_on(tmp_path, monkeypatch, cap
                  "--json", str(out)]) == 0
     assert seen == {"work": str(tmp_path), "n": 5, "seed": 9005, "scenes": 40, "epochs": 1}
     assert "card accuracy 98.00 %" in capsys.readouterr().out and json.loads(out.read_text())["calibration_minutes"] == 1.0
+
+
+def test_calibrated_model_is_complete_loads_everywhere_and_never_reads_cards_the_deck_lacks(tmp_path, capsys):
+    """`changpai calibrate --faces` (a deck without 福禄寿禧财, shown in a folder), briefly: the model folder
+    it writes names those as absent, loads in recognize and score, and reads no card as one of them."""
+    import json
+
+    import cv2
+
+    from app.cli import main
+    from scoring.cards import CODES, EXTRAS
+    from tests.conftest import SAMPLES
+    from vision.faces import FaceSource
+    from vision.recognize import faces_only, model_info, recognize
+
+    src = FaceSource(random_style(random.Random(3), "holdout"), seed=3)
+    for c in CODES:
+        if c not in EXTRAS:
+            (tmp_path / "faces" / c).mkdir(parents=True)
+            cv2.imwrite(str(tmp_path / "faces" / c / "face.png"), src.face(c)[0])
+    out = tmp_path / "deck"
+    assert main(["calibrate", "--faces", str(tmp_path / "faces"), "--out", str(out), "--scenes", "8", "--epochs", "1",
+                 "--yes"]) == 0
+    assert json.loads((out / "model.json").read_text())["absent"] == list(EXTRAS)
+    info = model_info(out)
+    assert info.absent == EXTRAS
+    probs = np.random.default_rng(0).dirichlet(np.ones(len(info.names)), 5).astype(np.float32)
+    faces, _ = faces_only(probs, info)
+    assert np.allclose(faces.sum(1), 1) and not faces[:, [info.codes.index(c) for c in EXTRAS]].any()
+    rec = recognize(SAMPLES / "hand_1.jpg", out)
+    assert rec.cards and not any(a in EXTRAS for c in rec.cards for a, p in c.alternatives if p > 0)
+    assert main(["score", str(SAMPLES / "hand_1.jpg"), "--model", str(out)]) == 0
+    assert "胡" in capsys.readouterr().out

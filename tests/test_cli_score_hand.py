@@ -81,3 +81,16 @@ def test_scoring_is_pure_python():
             "print(bad); sys.exit(1 if bad else 0)")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_a_reader_that_stops_reading_gets_no_traceback():
+    """`changpai ... | head`: the pipe closes before the output is written; no traceback, the SIGPIPE status."""
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-m", "app.cli", "score-hand", "123t 456t 789w hh hh hh 222b 123b 9b 9b",
+                             "--jiang", "2t,3w", "--pong", "555b", "--win", "9b"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # before it writes a line
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 141 and "Traceback" not in err, err

@@ -17,7 +17,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from scoring.cards import CODES, NAMES_ZH
+from scoring.cards import CODES, EXTRAS, NAMES_ZH
 
 from .faces import FACE_H, FACE_W
 from .geometry import axes, order_long_axis_vertical, rectify
@@ -160,6 +160,8 @@ def calibrate(photos: list[str], out: str | Path, base: str | Path | None = None
     meta = json.loads((base_info.path / "model.json").read_text())
     meta["names"] = names  # the codes, and `none` when the base has that class
     meta["calibrated_from"] = str(base_info.path)
+    # 福禄寿禧财 are laid out only when the deck has them (README): a deck shown without them never reads them
+    meta["absent"] = [c for c in EXTRAS if c not in {code for code, _ in faces}]
     meta["calibration"] = {"faces": len(faces), "scenes": scenes, "epochs": epochs, "minutes": round((time.perf_counter() - t0) / 60, 1)}
     (out / "model.json").write_text(json.dumps(meta, indent=1, ensure_ascii=False))
     shutil.rmtree(data, ignore_errors=True)

@@ -102,6 +102,8 @@ class ModelInfo:
     # kept boxes the same net, judging each as if NMS had dropped it, gives less than this are left out and
     # offered as spares (recover.prune: a second box on a card, a box across two; 0: never)
     prune: float = 0.0
+    # codes the deck has not (a deck calibrated without 福禄寿禧财: changpai calibrate): never read
+    absent: tuple[str, ...] = ()
 
     @property
     def recovers(self) -> bool:
@@ -133,7 +135,10 @@ def model_info(path: str | Path | None = None) -> ModelInfo:
     info = ModelInfo(p, int(d.get("det_imgsz", 640)), int(d.get("cls_imgsz", FOLD)), float(d.get("temperature", 1.0)),
                      names, float(d.get("conf", 0.35)), float(d.get("iou", 0.5)),
                      float(d.get("rescue_conf", 1.0)), float(d.get("rescue_cls", 1.0)), float(d.get("zoom", 0.0)),
-                     bool(d.get("mirror", False)), float(d.get("recover", 2.0)), float(d.get("prune", 0.0)))
+                     bool(d.get("mirror", False)), float(d.get("recover", 2.0)), float(d.get("prune", 0.0)),
+                     tuple(d.get("absent", ())))
+    if set(info.absent) - set(CODES):
+        raise ModelError(f"The model at {p} names codes that are not cards as absent (model.json 'absent').")
     if info.uses_net and not (p / "recover.onnx").is_file():
         raise ModelError(f"The model at {p} names a recover or prune threshold (model.json 'recover', 'prune') but has "
                          "no recover.onnx.")
@@ -435,13 +440,18 @@ SHIFTS = (-0.06, 0.06)  # ... through boxes moved across the card by these fract
 
 
 def faces_only(probs: np.ndarray, info: ModelInfo) -> tuple[np.ndarray, np.ndarray]:
-    """Split a classifier's output into the card codes' probabilities (``info.codes`` order, summing to 1)
-    and the probability that the box is not a card face (zeros for a classifier without that class)."""
+    """Split a classifier's output into the card codes' probabilities (``info.codes`` order, summing to 1;
+    none for the codes the deck has not, ``info.absent``) and the probability that the box is not a card
+    face (zeros for a classifier without that class)."""
     if NOT_A_CARD not in info.names or not len(probs):
-        return probs[:, :len(info.codes)], np.zeros(len(probs), np.float32)
-    j = info.names.index(NOT_A_CARD)
-    p_none = probs[:, j]
-    faces = np.delete(probs, j, axis=1)
+        faces, p_none = probs[:, :len(info.codes)], np.zeros(len(probs), np.float32)
+    else:
+        j = info.names.index(NOT_A_CARD)
+        p_none = probs[:, j]
+        faces = np.delete(probs, j, axis=1)
+    if info.absent:  # the deck has no such card: what the classifier gives them goes to the others
+        faces = faces.copy()
+        faces[:, [info.codes.index(c) for c in info.absent]] = 0
     return faces / np.clip(faces.sum(1, keepdims=True), 1e-9, None), p_none
 
 
