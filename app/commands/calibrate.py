@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from vision import DEFAULT_MODEL_NAME
+from vision import CALIBRATION_SCENES, DEFAULT_MODEL_NAME
 
 from ..cli import UserError
 
@@ -15,7 +15,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", required=True, help="model folder to write, e.g. models/my-deck")
     p.add_argument("--faces", help="instead of photos: a folder of face images per code (FACES/<code>/*.jpg)")
     p.add_argument("--base", help=f"model to start from (default models/{DEFAULT_MODEL_NAME})")
-    p.add_argument("--scenes", type=int, default=160, help="synthetic scenes rendered with your faces")
+    p.add_argument("--scenes", type=int, default=CALIBRATION_SCENES, help="synthetic scenes rendered with your faces")
     p.add_argument("--epochs", type=int, default=4)
     p.add_argument("--yes", action="store_true", help="do not ask to confirm the named faces")
 

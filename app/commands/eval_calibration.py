@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from vision import DEFAULT_MODEL_NAME
+from vision import CALIBRATION_SCENES, DEFAULT_MODEL_NAME
 
 from ..cli import UserError
 
@@ -18,7 +18,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     # 9005: with the test sets' seeds (9001–9004), never used for training data (the recover net of changpai-v6
     # trained on scenes of seed 31337, this command's earlier default: the same layouts, other faces)
     p.add_argument("--seed", type=int, default=9005, help="seed of the deck's style and its test photos")
-    p.add_argument("--scenes", type=int, default=160, help="as `changpai calibrate --scenes`")
+    p.add_argument("--scenes", type=int, default=CALIBRATION_SCENES, help="as `changpai calibrate --scenes`")
     p.add_argument("--epochs", type=int, default=4, help="as `changpai calibrate --epochs`")
     p.add_argument("--json", metavar="OUT")
 
