@@ -85,3 +85,20 @@ def test_eval_hands_keeps_and_reuses_the_recognitions(tmp_path, capsys, monkeypa
     shutil.copytree(DEFAULT_MODEL, other, ignore=shutil.ignore_patterns("*.pt"))
     assert main(["eval", str(d), "--hands", "--model", str(other), "--recognitions", str(keep)]) == 2
     assert "were made with the model" in capsys.readouterr().err
+
+
+@requires_model
+def test_eval_split_takes_only_that_splits_photos(tmp_path, capsys):
+    """--split val: a training set's val photos alone (`changpai synth` marks each photo's split)."""
+    job = Job(str(tmp_path / "h"), "hands", 5, 4, ("classic",), None, 0.5, 960, 720)
+    prepare(job)
+    for i in range(4):
+        render_one(job, i)
+    splits = [json.loads(p.read_text())["split"] for p in sorted((tmp_path / "h" / "gt").glob("*.json"))]
+    assert main(["eval", str(tmp_path / "h"), "--hands", "--split", "val", "--json", str(tmp_path / "v.json")]) == 0
+    r = json.loads((tmp_path / "v.json").read_text())
+    assert r["photos"] == splits.count("val") and all("/val/" in x["image"] for x in r["per_photo"])
+    assert 0 < splits.count("val") < 4
+    test = _render(tmp_path / "t", "hands", 1)  # a test set: every photo in train
+    assert main(["eval", str(test), "--split", "val"]) == 2  # nothing of that split: one sentence
+    assert "val split" in capsys.readouterr().err

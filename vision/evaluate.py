@@ -40,19 +40,26 @@ def match(pred: list[np.ndarray], gt: list[np.ndarray], thr: float = 0.5) -> lis
     return out
 
 
-def evaluate(root: str | Path, model: str | Path | None = None, limit: int | None = None, progress: bool = True) -> dict[str, Any]:
+def _ground_truth(root: Path, split: str | None) -> list[dict[str, Any]]:
+    """The photos' ground truth (`changpai synth` gt/*.json), of one split (train, val) or all."""
+    gts = [json.loads(p.read_text()) for p in sorted((root / "gt").glob("*.json"))]
+    return [g for g in gts if split is None or g.get("split") == split]
+
+
+def evaluate(root: str | Path, model: str | Path | None = None, limit: int | None = None, progress: bool = True,
+             split: str | None = None) -> dict[str, Any]:
     root = Path(root)
-    gts = sorted((root / "gt").glob("*.json"))
+    gts = _ground_truth(root, split)
     if not gts:
-        raise FileNotFoundError(f"No ground truth in {root}/gt: make a test set with `changpai synth --out {root} ...`.")
+        raise FileNotFoundError(f"No ground truth{f' of the {split} split' if split else ''} in {root}/gt: make a test set with "
+                                f"`changpai synth --out {root} ...`.")
     if limit:
         gts = gts[:limit]
     from tqdm import tqdm
 
     tally = CardTally()
     lat = []
-    for p in tqdm(gts, desc="eval", unit="img", disable=not progress):
-        gt = json.loads(p.read_text())
+    for gt in tqdm(gts, desc="eval", unit="img", disable=not progress):
         img_path = root / gt["image"]
         t = time.perf_counter()
         rec = recognize(img_path, model)
@@ -172,7 +179,8 @@ def load_recognitions(path: str | Path, model: str) -> dict[str, Any]:
 
 
 def evaluate_hands(root: str | Path, model: str | Path | None = None, limit: int | None = None, progress: bool = True,
-                   jiang_from_photo: bool = True, recognitions: str | Path | None = None) -> dict[str, Any]:
+                   jiang_from_photo: bool = True, recognitions: str | Path | None = None,
+                   split: str | None = None) -> dict[str, Any]:
     """End to end over winning-hand photos (`changpai synth --kind hands`): share of photos whose total is
     exactly right, without and with repair, and photo-to-total latency. The context a photo cannot show
     comes from each photo's hand file, as `changpai score --context` would take it.
@@ -187,10 +195,10 @@ def evaluate_hands(root: str | Path, model: str | Path | None = None, limit: int
     from .recognize import model_info, recognize_array
 
     root = Path(root)
-    gts = [json.loads(p.read_text()) for p in sorted((root / "gt").glob("*.json"))]
-    gts = [g for g in gts if "expected_total" in g][:limit]
+    gts = [g for g in _ground_truth(root, split) if "expected_total" in g][:limit]
     if not gts:
-        raise FileNotFoundError(f"No winning-hand ground truth in {root}/gt: make it with `changpai synth --kind hands`.")
+        raise FileNotFoundError(f"No winning-hand ground truth{f' of the {split} split' if split else ''} in {root}/gt: make it "
+                                "with `changpai synth --kind hands`.")
     model_path = str(model_info(model).path.resolve())
     reuse = load_recognitions(recognitions, model_path) if recognitions and Path(recognitions).is_file() else None
     made = {}

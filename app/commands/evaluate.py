@@ -15,6 +15,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("dir", help="a folder made by `changpai synth` (gt/*.json + images)")
     p.add_argument("--model", help=f"model folder (default models/{DEFAULT_MODEL_NAME})")
     p.add_argument("--limit", type=int, help="only the first N images")
+    p.add_argument("--split", choices=["train", "val"], help="only the photos of this split (e.g. a training set's val photos)")
     p.add_argument("--json", metavar="OUT", help="report file (default DIR/eval_report.json)")
     p.add_argument("--hands", action="store_true",
                    help="end to end on winning-hand photos (synth --kind hands): share of exactly right totals")
@@ -30,11 +31,11 @@ def run(args: argparse.Namespace) -> int:
         if args.hands:
             from vision.evaluate import evaluate_hands
 
-            r = evaluate_hands(args.dir, args.model, args.limit, recognitions=args.recognitions)
+            r = evaluate_hands(args.dir, args.model, args.limit, recognitions=args.recognitions, split=args.split)
         else:
             if args.recognitions:
                 raise UserError("--recognitions is for --hands.")
-            r = evaluate(args.dir, args.model, args.limit)
+            r = evaluate(args.dir, args.model, args.limit, split=args.split)
     except (FileNotFoundError, ModelError, RecognitionsError) as e:
         raise UserError(str(e)) from None
     out = Path(args.json or Path(args.dir) / ("eval_hands_report.json" if args.hands else "eval_report.json"))
