@@ -13,6 +13,24 @@ def _card(cx, cy, angle=0.0):
     return obb_to_quad(cx, cy, 30, 140, angle)  # a long card standing upright (w 30, h 140)
 
 
+def _every_card_right(name: str):
+    """The released model's recognition of docs/samples/NAME.jpg, checked against NAME.json: every card found
+    once, nothing extra, every code right."""
+    import json
+
+    from tests.conftest import SAMPLES
+    from vision.evaluate import match
+    from vision.recognize import recognize
+
+    gt = json.loads((SAMPLES / f"{name}.json").read_text())
+    truth = [np.array(c["quad"], np.float32) for c in gt["cards"]]
+    rec = recognize(SAMPLES / f"{name}.jpg")
+    pairs = match([np.array(c.quad, np.float32) for c in rec.cards], truth)
+    assert len(pairs) == len(truth) == len(rec.cards)
+    assert all(rec.cards[i].code == gt["cards"][j]["code"] for i, j in pairs)
+    return rec
+
+
 def test_view_centres_the_box_and_draws_the_kept_boxes():
     img = np.full((400, 400, 3), 200, np.uint8)
     img[130:270, 185:215] = (0, 0, 255)  # the card at the box is red; the rest grey
@@ -88,15 +106,10 @@ def test_released_model_recovers_a_card_its_nms_dropped(tmp_path):
     import json
 
     from tests.conftest import SAMPLES
-    from vision.evaluate import match
     from vision.recognize import model_info, recognize
 
-    gt = json.loads((SAMPLES / "hand_6.json").read_text())
-    truth = [np.array(c["quad"], np.float32) for c in gt["cards"]]
-    rec = recognize(SAMPLES / "hand_6.jpg")
-    pairs = match([np.array(c.quad, np.float32) for c in rec.cards], truth)
-    assert len(pairs) == len(truth) == len(rec.cards)
-    assert all(rec.cards[i].code == gt["cards"][j]["code"] for i, j in pairs)
+    truth = json.loads((SAMPLES / "hand_6.json").read_text())["cards"]
+    rec = _every_card_right("hand_6")
     assert [c.code for c in rec.cards if c.recovered] == ["8w"]
     off = tmp_path / "no-recover"
     off.mkdir()
@@ -156,15 +169,10 @@ def test_released_model_prunes_the_extra_boxes_of_a_tight_stair(tmp_path):
     import json
 
     from tests.conftest import SAMPLES
-    from vision.evaluate import match
     from vision.recognize import model_info, recognize
 
-    gt = json.loads((SAMPLES / "hand_7.json").read_text())
-    truth = [np.array(c["quad"], np.float32) for c in gt["cards"]]
-    rec = recognize(SAMPLES / "hand_7.jpg")
-    pairs = match([np.array(c.quad, np.float32) for c in rec.cards], truth)
-    assert len(pairs) == len(truth) == len(rec.cards) == 24
-    assert all(rec.cards[i].code == gt["cards"][j]["code"] for i, j in pairs)
+    rec = _every_card_right("hand_7")
+    assert len(rec.cards) == 24
     assert len(rec.spares) >= 2  # what was pruned is offered to the repairs
     assert rec.timings_ms["prune"] > 0  # its cost is measured with the rest
     off = tmp_path / "no-prune"
@@ -182,20 +190,13 @@ def test_a_card_lying_free_is_never_pruned():
     """docs/samples/hand_8.jpg: a row where the net, asked of three fully visible cards (四丙 三丙 二万) as if
     NMS had dropped them, gives them next to nothing (it learned on dropped boxes, always well covered). The
     others cover them not at all, so they are not judged: every card is found and read right."""
-    import json
-
     from tests.conftest import SAMPLES
-    from vision.evaluate import match
     from vision.imageio import load_image
-    from vision.recognize import _recover_session, model_info, recognize
+    from vision.recognize import _recover_session, model_info
     from vision.recover import PRUNE_COVER, covered, inputs
 
-    gt = json.loads((SAMPLES / "hand_8.json").read_text())
-    truth = [np.array(c["quad"], np.float32) for c in gt["cards"]]
-    rec = recognize(SAMPLES / "hand_8.jpg")
-    pairs = match([np.array(c.quad, np.float32) for c in rec.cards], truth)
-    assert len(pairs) == len(truth) == len(rec.cards) == 24
-    assert all(rec.cards[i].code == gt["cards"][j]["code"] for i, j in pairs)
+    rec = _every_card_right("hand_8")
+    assert len(rec.cards) == 24
     # what the net alone would say of those three, and how little the others cover them
     img = load_image(SAMPLES / "hand_8.jpg")
     boxes = [(np.array(c.quad, np.float32), c.det_score) for c in rec.cards]

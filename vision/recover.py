@@ -112,6 +112,7 @@ def prune(session, img: np.ndarray, boxes: list[tuple[np.ndarray, float]], thres
     frames = [_frame(q) for q, _ in boxes]
     probs = np.ones(len(boxes), np.float32)
     todo = list(left)
+    free: set[int] = set()  # boxes lying free: pruning only uncovers, so they are not looked at again
     out: list[tuple[int, float]] = []
     while len(left) > 1:
         views, extra, judged = [], [], []
@@ -119,7 +120,8 @@ def prune(session, img: np.ndarray, boxes: list[tuple[np.ndarray, float]], thres
             seen, v, e = inputs(img, [boxes[i]], [boxes[j][0] for j in left if j != i])
             probs[i] = 0.0  # a box repeating another (SAME) is no card of its own
             if seen and covered(v[0]) < PRUNE_COVER:
-                probs[i] = 1.0  # a card lying free (and it stays so: pruning only uncovers)
+                probs[i] = 1.0  # a card lying free
+                free.add(i)
             elif seen:
                 judged.append(i)
                 views.append(v[0])
@@ -131,7 +133,7 @@ def prune(session, img: np.ndarray, boxes: list[tuple[np.ndarray, float]], thres
             break
         out.append((worst, float(probs[worst])))
         left.remove(worst)
-        todo = [i for i in left if _in_view(frames[i], boxes[worst][0]) is not None]
+        todo = [i for i in left if i not in free and _in_view(frames[i], boxes[worst][0]) is not None]
     return out
 
 
