@@ -38,9 +38,11 @@ def train_detect(data: str, epochs: int = 10, imgsz: int = 640, batch: int = 8, 
         return _resume(run_dir, device, workers)
     m = YOLO(model, task="obb")  # a YAML (from scratch) or weights to fine-tune
     # fine-tuning released weights: a gentle rate that decays to nothing, not the from-scratch warm-up
-    # (pretrained=True: with False, ultralytics builds the network afresh and drops the given weights)
-    fine_tune = {} if str(model).endswith((".yaml", ".yml")) else dict(optimizer="AdamW", lr0=0.001, cos_lr=True, warmup_epochs=0.3,
-                                                                  pretrained=True)
+    # (pretrained=True: with False, ultralytics builds the network afresh and drops the given weights;
+    # warmup_bias_lr=0: by default the biases start the warm-up at 0.1, which under AdamW throws a trained
+    # detector's losses back up for the whole warm-up)
+    fine_tune = {} if str(model).endswith((".yaml", ".yml")) else dict(
+        optimizer="AdamW", lr0=0.001, cos_lr=True, warmup_epochs=0.3, warmup_bias_lr=0.0, pretrained=True)
     args = _common(device, workers) | dict(
         data=str(Path(data).resolve()), epochs=epochs, imgsz=imgsz, batch=batch, project=str(RUNS.resolve()), name=name,
         single_cls=True, fraction=fraction,
@@ -89,7 +91,7 @@ def train_classify(data: str, epochs: int = 15, imgsz: int = 128, batch: int = 6
 
         RUNS.mkdir(parents=True, exist_ok=True)
         model = str(align_classifier(Path(model), Path(data), RUNS / f"{name}_start.pt"))
-        fine_tune = dict(lr0=0.001, warmup_epochs=0.3, pretrained=True)  # False would start from fresh weights
+        fine_tune = dict(lr0=0.001, warmup_epochs=0.3, warmup_bias_lr=0.0, pretrained=True)  # as train_detect
     m = YOLO(model, task="classify")
     args = _common(device, workers) | dict(
         data=str(Path(data).resolve()), epochs=epochs, imgsz=imgsz, batch=batch, project=str(RUNS.resolve()), name=name,
