@@ -33,6 +33,33 @@ def test_sample_photo_recognized(capsys):
     assert all(rec.cards[i].code == gt["cards"][j]["code"] for i, j in m)
 
 
+def test_large_jpeg_read_from_a_smaller_decode_gives_corners_in_its_own_pixels(tmp_path):
+    import cv2
+
+    from vision.evaluate import match
+    from vision.imageio import READ_SIDE, read_photo
+    from vision.recognize import recognize
+
+    # the sample photo 2.6 times as large (3328 px long): decoded at half size, its long side ≥ READ_SIDE
+    img = cv2.imread(str(SAMPLES / "hand_5.jpg"))
+    big = cv2.resize(img, None, fx=2.6, fy=2.6, interpolation=cv2.INTER_CUBIC)
+    path = tmp_path / "big.jpg"
+    cv2.imwrite(str(path), big, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    small, scale = read_photo(path, min_side=READ_SIDE)
+    assert scale == 2.0 and small.shape[:2] == (big.shape[0] // 2, big.shape[1] // 2) and max(small.shape) >= READ_SIDE
+    assert read_photo(path)[1] == 1.0 and read_photo(SAMPLES / "hand_5.jpg", min_side=READ_SIDE)[1] == 1.0
+    png = tmp_path / "big.png"
+    cv2.imwrite(str(png), big)
+    assert read_photo(png, min_side=READ_SIDE)[1] == 1.0  # only a JPEG decodes smaller
+    rec = recognize(path)
+    assert (rec.width, rec.height) == (big.shape[1], big.shape[0])
+    gt = _gt(5)
+    gq = [np.array(c["quad"], np.float32) * 2.6 for c in gt["cards"]]
+    m = match([np.array(c.quad, np.float32) for c in rec.cards], gq)
+    assert len(m) == len(gq) == len(rec.cards)
+    assert all(rec.cards[i].code == gt["cards"][j]["code"] for i, j in m)
+
+
 def test_recognize_cli_json(capsys):
     assert main(["recognize", str(SAMPLES / "hand_5.jpg"), "--json"]) == 0
     cards = json.loads(capsys.readouterr().out)

@@ -190,9 +190,8 @@ def evaluate_hands(root: str | Path, model: str | Path | None = None, limit: int
     then that of those steps alone); otherwise it is written."""
     from tqdm import tqdm
 
-    from .imageio import load_image
     from .pipeline import OTHER_READING, PhotoContext, PhotoError, score_recognition
-    from .recognize import model_info, recognize_array
+    from .recognize import model_info
 
     root = Path(root)
     gts = [g for g in _ground_truth(root, split) if "expected_total" in g][:limit]
@@ -214,7 +213,7 @@ def evaluate_hands(root: str | Path, model: str | Path | None = None, limit: int
         if reuse is not None and gt["image"] in reuse:
             rec = reuse[gt["image"]]
         else:
-            rec = made[gt["image"]] = recognize_array(load_image(root / gt["image"]), model)
+            rec = made[gt["image"]] = recognize(root / gt["image"], model)
         error = None
         photo_exact = tally.add(gt, rec.cards)
         try:

@@ -24,8 +24,8 @@ def run(args: argparse.Namespace) -> int:
     from vision.recognize import ModelError, recognize
 
     try:
-        img = load_image(args.photo)
-        rec = recognize(img, args.model, args.top_k)
+        rec = recognize(args.photo, args.model, args.top_k)  # a large photo is read from a smaller decode
+        img = load_image(args.photo) if args.annotate else None  # drawn on at full size
     except (ImageError, ModelError) as e:
         raise UserError(str(e)) from None
     if args.annotate:

@@ -81,8 +81,8 @@ def run(args: argparse.Namespace) -> int:
 
     ctx = build_context(args)
     try:
-        img = load_image(args.photo)
-        rec = recognize(img, args.model)
+        rec = recognize(args.photo, args.model)  # a large photo is read from a smaller decode
+        img = load_image(args.photo) if args.annotate else None  # drawn on at full size
     except (ImageError, ModelError) as e:
         raise UserError(str(e)) from None
     try:
