@@ -46,12 +46,16 @@ def _ground_truth(root: Path, split: str | None) -> list[dict[str, Any]]:
     return [g for g in gts if split is None or g.get("split") == split]
 
 
+def _of_split(split: str | None) -> str:
+    return f" of the {split} split" if split else ""
+
+
 def evaluate(root: str | Path, model: str | Path | None = None, limit: int | None = None, progress: bool = True,
              split: str | None = None) -> dict[str, Any]:
     root = Path(root)
     gts = _ground_truth(root, split)
     if not gts:
-        raise FileNotFoundError(f"No ground truth{f' of the {split} split' if split else ''} in {root}/gt: make a test set with "
+        raise FileNotFoundError(f"No ground truth{_of_split(split)} in {root}/gt: make a test set with "
                                 f"`changpai synth --out {root} ...`.")
     if limit:
         gts = gts[:limit]
@@ -196,7 +200,7 @@ def evaluate_hands(root: str | Path, model: str | Path | None = None, limit: int
     root = Path(root)
     gts = [g for g in _ground_truth(root, split) if "expected_total" in g][:limit]
     if not gts:
-        raise FileNotFoundError(f"No winning-hand ground truth{f' of the {split} split' if split else ''} in {root}/gt: make it "
+        raise FileNotFoundError(f"No winning-hand ground truth{_of_split(split)} in {root}/gt: make it "
                                 "with `changpai synth --kind hands`.")
     model_path = str(model_info(model).path.resolve())
     reuse = load_recognitions(recognitions, model_path) if recognitions and Path(recognitions).is_file() else None
