@@ -101,8 +101,9 @@ def test_train_recover_collects_trains_and_releases(tmp_path, monkeypatch):
 
 @requires_model
 def test_released_model_recovers_a_card_its_nms_dropped(tmp_path):
-    """A tight fan (docs/samples/hand_6.jpg): NMS drops one card's box for overlapping its neighbour; the
-    recover net puts it back, and every card is found and read right. Without the net one is missing."""
+    """A tight fan (docs/samples/hand_6.jpg): NMS drops cards' boxes for overlapping their neighbours (one,
+    8w, with changpai-v9; that and a 6t with v10); the recover net puts them back, and every card is found and
+    read right. Without the net they are missing."""
     import json
 
     from tests.conftest import SAMPLES
@@ -110,14 +111,15 @@ def test_released_model_recovers_a_card_its_nms_dropped(tmp_path):
 
     truth = json.loads((SAMPLES / "hand_6.json").read_text())["cards"]
     rec = _every_card_right("hand_6")
-    assert [c.code for c in rec.cards if c.recovered] == ["8w"]
+    recovered = [c.code for c in rec.cards if c.recovered]
+    assert "8w" in recovered
     off = tmp_path / "no-recover"
     off.mkdir()
     info = model_info(None)
     for f in ("detector.onnx", "classifier.onnx"):
         (off / f).symlink_to(info.path / f)
     (off / "model.json").write_text(json.dumps(json.loads((info.path / "model.json").read_text()) | {"recover": 2.0, "prune": 0.0}))
-    assert len(recognize(SAMPLES / "hand_6.jpg", off).cards) == len(truth) - 1
+    assert len(recognize(SAMPLES / "hand_6.jpg", off).cards) == len(truth) - len(recovered)
 
 
 @requires_model
@@ -144,8 +146,9 @@ def test_a_model_naming_a_recover_threshold_needs_the_net(tmp_path):
 
 @requires_model
 def test_prune_leaves_out_a_second_box_on_a_card_and_nothing_else():
-    """Each box judged as if NMS had dropped it: a box added a quarter of a card's width beside a card is
-    covered by that card's box and goes; the true cards of the samples all stay."""
+    """Each box judged as if NMS had dropped it: of a card's box and a box added a quarter of a card's width
+    beside it, each covered by the other, one goes (the one the net thinks less of); the true cards of the
+    samples all stay."""
     from tests.conftest import SAMPLES
     from vision.geometry import axes, order_long_axis_vertical
     from vision.imageio import load_image
@@ -159,7 +162,8 @@ def test_prune_leaves_out_a_second_box_on_a_card_and_nothing_else():
         assert prune(net, img, boxes, 0.01) == []
         q = order_long_axis_vertical(boxes[5][0])
         twice = boxes + [(q + axes(q)[1] * 0.25, 0.5)]
-        assert [i for i, _ in prune(net, img, twice, 0.01)] == [len(boxes)], name
+        gone = [i for i, _ in prune(net, img, twice, 0.01)]
+        assert len(gone) == 1 and gone[0] in (5, len(boxes)), name
 
 
 @requires_model
@@ -187,9 +191,10 @@ def test_released_model_prunes_the_extra_boxes_of_a_tight_stair(tmp_path):
 
 @requires_model
 def test_a_card_lying_free_is_never_pruned():
-    """docs/samples/hand_8.jpg: a row where the net, asked of three fully visible cards (四丙 三丙 二万) as if
-    NMS had dropped them, gives them next to nothing (it learned on dropped boxes, always well covered). The
-    others cover them not at all, so they are not judged: every card is found and read right."""
+    """docs/samples/hand_8.jpg: a row where the net, asked of fully visible cards as if NMS had dropped them,
+    gives several next to nothing (it learned on dropped boxes, always well covered; 四丙 三丙 二万 at
+    changpai-v9's boxes, 三丙 四丙 and more at v10's). The others cover them not at all, so they are not judged:
+    every card is found and read right."""
     from tests.conftest import SAMPLES
     from vision.imageio import load_image
     from vision.recognize import _recover_session, model_info
@@ -208,7 +213,7 @@ def test_a_card_lying_free_is_never_pruned():
         _, v, e = inputs(img, [boxes[i]], [q for k, (q, _) in enumerate(boxes) if k != i])
         if _run(net, v, e)[0] < 0.003:
             free.append((c.code, covered(v[0])))
-    assert sorted(code for code, _ in free) == ["2w", "3b", "4b"]
+    assert len(free) >= 3 and {"3b", "4b"} <= {code for code, _ in free}
     assert all(cov < PRUNE_COVER for _, cov in free)
 
 
