@@ -29,6 +29,13 @@ def test_eval_reports_detection_and_reading_figures(tmp_path, capsys):
     assert abs(r["classification_accuracy"] - sum(x["right"] for x in r["per_image"]) / max(1, found)) < 1e-3
     assert r["whole_photo_exact"] == round(sum(x["exact"] for x in r["per_image"]) / 3, 4)
     assert "card recall" in capsys.readouterr().out
+    # --repeat: each photo read N times, the same cards, its latency the median of the reads
+    assert main(["eval", str(d), "--repeat", "3", "--json", str(tmp_path / "r3.json")]) == 0
+    r3 = json.loads((tmp_path / "r3.json").read_text())
+    assert r3["repeat"] == 3 and r3["per_image"] == r["per_image"]
+    assert "median of 3 reads" in capsys.readouterr().out
+    assert main(["eval", str(d), "--repeat", "0"]) == 2
+    assert "at least 1" in capsys.readouterr().err
 
 
 @requires_model

@@ -16,6 +16,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", help=f"model folder (default models/{DEFAULT_MODEL_NAME})")
     p.add_argument("--limit", type=int, help="only the first N images")
     p.add_argument("--split", choices=["train", "val"], help="only the photos of this split (e.g. a training set's val photos)")
+    p.add_argument("--repeat", type=int, default=1, metavar="N",
+                   help="recognize each photo N times; its latency is their median (steadier on a busy machine)")
     p.add_argument("--json", metavar="OUT", help="report file (default DIR/eval_report.json)")
     p.add_argument("--hands", action="store_true",
                    help="end to end on winning-hand photos (synth --kind hands): share of exactly right totals")
@@ -27,6 +29,10 @@ def run(args: argparse.Namespace) -> int:
     from vision.evaluate import RecognitionsError, evaluate, format_report
     from vision.recognize import ModelError
 
+    if args.repeat < 1:
+        raise UserError("--repeat must be at least 1.")
+    if args.repeat > 1 and args.hands:
+        raise UserError("--repeat is for the recognizer's figures, not --hands.")
     try:
         if args.hands:
             from vision.evaluate import evaluate_hands
@@ -35,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             if args.recognitions:
                 raise UserError("--recognitions is for --hands.")
-            r = evaluate(args.dir, args.model, args.limit, split=args.split)
+            r = evaluate(args.dir, args.model, args.limit, split=args.split, repeat=args.repeat)
     except (FileNotFoundError, ModelError, RecognitionsError) as e:
         raise UserError(str(e)) from None
     out = Path(args.json or Path(args.dir) / ("eval_hands_report.json" if args.hands else "eval_report.json"))
