@@ -22,7 +22,7 @@ from scoring.cards import CODES, N_PLAIN, NAMES_ZH
 from scoring.hand import HOW_ZH
 from scoring.rulesets import EVENTS, RULESETS, get_ruleset
 from scoring.score import TYPE_EN, TYPE_ZH
-from vision.imageio import ImageError, load_image
+from vision.imageio import READ_SIDE, ImageError, read_photo
 from vision.layout import split_table
 from vision.pipeline import NO_CARDS, OTHER_READING, RECOUNT, PhotoContext, PhotoError, layout_from_roles, score_layout, score_recognition
 from vision.recognize import Card, ModelError, Recognition, model_info, recognize_array
@@ -98,7 +98,7 @@ def main() -> None:
 def photo_section(data: bytes, lang: str, jiang: list[str], ruleset: str, n_jiang: int, model_path: str | None) -> int | None:
     key = hashlib.sha1(data).hexdigest()[:16]
     try:
-        img = load_image(data, name="the photo")
+        img, _ = read_photo(data, name="the photo", min_side=READ_SIDE)  # a large JPEG read from a smaller decode
     except ImageError as e:
         st.error(say(e, lang))
         return None

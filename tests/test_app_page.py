@@ -56,6 +56,23 @@ def test_upload_gives_the_total(app_env):
     assert _total(at) == gt["expected_total"] >= defaults_total
 
 
+def test_a_large_photo_gives_the_same_total(app_env):
+    # the sample 3.2 times as large (3072×4096, 12.6 MP): read from a half-size decode, scored the same
+    import cv2
+
+    gt = json.loads((SAMPLES / "hand_1.json").read_text())
+    img = cv2.imread(str(SAMPLES / "hand_1.jpg"))
+    ok, big = cv2.imencode(".jpg", cv2.resize(img, None, fx=3.2, fy=3.2, interpolation=cv2.INTER_CUBIC),
+                           [cv2.IMWRITE_JPEG_QUALITY, 90])
+    at = _new()
+    _upload(at, "big.jpg", big.tobytes())
+    at.selectbox(key="win").set_value(gt["hand"]["win"]["card"])
+    at.checkbox(key="tsumo").set_value(gt["hand"]["win"]["self_drawn"])
+    at.run()
+    assert not at.exception
+    assert _total(at) == gt["expected_total"]
+
+
 def test_correction_changes_the_total(app_env):
     at = _new()
     _upload(at, "hand.jpg", (SAMPLES / "hand_1.jpg").read_bytes())
