@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from .geometry import box_error, quad_iou
-from .recognize import recognize
+from .recognize import model_info, recognize
 from .synth import MIN_LABEL_VISIBLE as MIN_VISIBLE  # less visible ground-truth cards are not labelled
 
 
@@ -65,6 +65,7 @@ def evaluate(root: str | Path, model: str | Path | None = None, limit: int | Non
         gts = gts[:limit]
     from tqdm import tqdm
 
+    info = model_info(model)  # read once, not for every photo
     tally = CardTally()
     lat = []
     for gt in tqdm(gts, desc="eval", unit="img", disable=not progress):
@@ -72,7 +73,7 @@ def evaluate(root: str | Path, model: str | Path | None = None, limit: int | Non
         times = []
         for _ in range(repeat):
             t = time.perf_counter()
-            rec = recognize(img_path, model)
+            rec = recognize(img_path, info)
             times.append((time.perf_counter() - t) * 1000)
         lat.append(float(np.median(times)))
         tally.add(gt, rec.cards)
@@ -203,14 +204,14 @@ def evaluate_hands(root: str | Path, model: str | Path | None = None, limit: int
     from tqdm import tqdm
 
     from .pipeline import OTHER_READING, PhotoContext, PhotoError, score_recognition
-    from .recognize import model_info
 
     root = Path(root)
     gts = [g for g in _ground_truth(root, split) if "expected_total" in g][:limit]
     if not gts:
         raise FileNotFoundError(f"No winning-hand ground truth{_of_split(split)} in {root}/gt: make it "
                                 "with `changpai synth --kind hands`.")
-    model_path = str(model_info(model).path.resolve())
+    info = model_info(model)  # read once, not for every photo
+    model_path = str(info.path.resolve())
     reuse = load_recognitions(recognitions, model_path) if recognitions and Path(recognitions).is_file() else None
     made = {}
     tally = CardTally()  # the same recognitions, card by card
@@ -225,7 +226,7 @@ def evaluate_hands(root: str | Path, model: str | Path | None = None, limit: int
         if reuse is not None and gt["image"] in reuse:
             rec = reuse[gt["image"]]
         else:
-            rec = made[gt["image"]] = recognize(root / gt["image"], model)
+            rec = made[gt["image"]] = recognize(root / gt["image"], info)
         error = None
         photo_exact = tally.add(gt, rec.cards)
         try:

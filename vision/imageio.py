@@ -24,6 +24,7 @@ class ImageError(ValueError):
 # full decode of 12 MP) as long as its long side stays at least this: cards then have as many pixels as in the
 # 1280×960 scenes the models learned on
 READ_SIDE = 1600
+REDUCED = ((8, cv2.IMREAD_REDUCED_COLOR_8), (4, cv2.IMREAD_REDUCED_COLOR_4), (2, cv2.IMREAD_REDUCED_COLOR_2))
 
 
 def load_image(src: str | Path | bytes, name: str | None = None) -> np.ndarray:
@@ -72,9 +73,8 @@ def read_photo(src: str | Path | bytes, name: str | None = None, min_side: int |
         raise ImageError(Msg("image_too_small", f"{label} is only {w}×{h} pixels: too small to show cards.", w=w, h=h))
     img = None
     flag = cv2.IMREAD_COLOR
-    if fmt == "JPEG" and min_side:
-        f = next((f for f in (8, 4, 2) if max(w, h) >= f * min_side), 1)
-        flag = {8: cv2.IMREAD_REDUCED_COLOR_8, 4: cv2.IMREAD_REDUCED_COLOR_4, 2: cv2.IMREAD_REDUCED_COLOR_2}.get(f, flag)
+    if fmt == "JPEG" and min_side:  # the largest reduction that keeps the long side ≥ min_side
+        flag = next((fl for f, fl in REDUCED if max(w, h) >= f * min_side), flag)
     if fmt in ("JPEG", "PNG", "BMP", "WEBP", "TIFF"):
         img = cv2.imdecode(np.frombuffer(data, np.uint8), flag | cv2.IMREAD_IGNORE_ORIENTATION)
     if img is None:  # formats or files OpenCV will not take: let PIL decode

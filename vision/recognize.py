@@ -292,7 +292,7 @@ def classify(cls_session, crops: list[np.ndarray], temperature: float) -> np.nda
     return p / p.sum(1, keepdims=True)
 
 
-def recognize_array(img: np.ndarray, model: str | Path | None = None, top_k: int = 5,
+def recognize_array(img: np.ndarray, model: str | Path | ModelInfo | None = None, top_k: int = 5,
                     timings: dict[str, float] | None = None) -> Recognition:
     return recognize_found(img, model, top_k, timings)[0]
 
@@ -505,7 +505,8 @@ def reading_order(cards: list[Card]) -> list[Card]:
     return [cards[k] for row in rows for k in sorted(row, key=lambda k: t[k])]
 
 
-def recognize(image: str | Path | bytes | np.ndarray, model: str | Path | None = None, top_k: int = 5) -> Recognition:
+def recognize(image: str | Path | bytes | np.ndarray, model: str | Path | ModelInfo | None = None,
+              top_k: int = 5) -> Recognition:
     """Recognize every card in a photo (a path, the file's bytes, or a BGR array). A large JPEG is read from a
     smaller decode (imageio.READ_SIDE); the cards' corners are given in the photo's own pixels all the same."""
     t = time.perf_counter()
