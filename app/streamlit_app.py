@@ -24,7 +24,7 @@ from scoring.rulesets import EVENTS, RULESETS, get_ruleset
 from scoring.score import TYPE_EN, TYPE_ZH
 from vision.imageio import READ_SIDE, ImageError, read_photo
 from vision.layout import split_table
-from vision.pipeline import NO_CARDS, OTHER_READING, RECOUNT, PhotoContext, PhotoError, layout_from_roles, score_layout, score_recognition
+from vision.pipeline import NO_CARDS, RECOUNT_KEYS, PhotoContext, PhotoError, layout_from_roles, score_layout, score_recognition
 from vision.recognize import Card, ModelError, Recognition, model_info, recognize_array
 
 MAX_UPLOAD_MB = int(os.environ.get("CHANGPAI_MAX_UPLOAD_MB", "25"))
@@ -74,7 +74,7 @@ def main() -> None:
     try:
         warm_model(model_path)
     except ModelError as e:
-        st.error(str(e))
+        st.error(say(e, lang))
         st.stop()
 
     # the uploader first: on a phone it opens the camera app, at full resolution; the page's own camera (lower
@@ -111,7 +111,7 @@ def photo_section(data: bytes, lang: str, jiang: list[str], ruleset: str, n_jian
             ps0 = score_recognition(rec, ctx0)
             rec = ps0.recognition  # with a card the detector half-saw added, or a doubtful box marked ×
             roles = [ps0.role(i) for i in range(len(rec.cards))]
-            st.session_state.recount = [w for w in ps0.warnings if w.startswith((RECOUNT, OTHER_READING))]
+            st.session_state.recount = [w for w in ps0.warnings if getattr(w, "key", None) in RECOUNT_KEYS]
         except (PhotoError, HandError):  # the cards where they lie, as the message about them counted them
             lay0 = split_table(rec.cards, get_ruleset(ruleset).n_jiang)
             roles = [lay0.role(i) for i in range(len(rec.cards))]
@@ -213,7 +213,7 @@ def tally_section(lang: str, table: str, winner_total: int | None, others: list[
     try:
         table = check_code(table)
     except TallyError as e:
-        st.error(str(e))
+        st.error(say(e, lang))
         return
     store = tally_store(os.environ.get("CHANGPAI_DB") or os.path.expanduser("~/.changpai/tally.sqlite3"))
     names = [st.session_state.get(f"name_{i}") or f"{t('player', lang)} {i}" for i in (1, 2, 3)]

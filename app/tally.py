@@ -13,6 +13,8 @@ import time
 from contextlib import closing
 from pathlib import Path
 
+from scoring.messages import Msg
+
 DEFAULT_DB = Path(os.environ.get("CHANGPAI_DB", Path.home() / ".changpai" / "tally.sqlite3"))
 CODE_RE = re.compile(r"^[A-Za-z0-9_-]{1,24}$")
 
@@ -24,7 +26,7 @@ class TallyError(ValueError):
 def check_code(code: str) -> str:
     code = (code or "").strip().upper()
     if not CODE_RE.match(code):
-        raise TallyError("A table code is 1–24 letters or digits, e.g. A7K2.")
+        raise TallyError(Msg("tally_code", "A table code is 1–24 letters or digits, e.g. A7K2."))
     return code
 
 
@@ -45,7 +47,7 @@ class Tally:
     def add(self, table: str, players: list[str], points: list[int], note: str = "") -> int:
         table = check_code(table)
         if len(players) != len(points):
-            raise TallyError("Each player needs points.")
+            raise TallyError(Msg("tally_points", "Each player needs points."))
         with closing(self._connect()) as db, db:
             cur = db.execute("INSERT INTO rounds (tbl, created, players, points, note) VALUES (?, ?, ?, ?, ?)",
                              (table, time.time(), json.dumps(players, ensure_ascii=False), json.dumps(points), note))

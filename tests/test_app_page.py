@@ -165,6 +165,17 @@ def test_a_card_added_by_the_one_more_repair_shows_on_the_page(app_env, monkeypa
     assert _total(at) == full
 
 
+def test_a_bad_table_code_and_a_damaged_model_are_told_in_the_pages_language(app_env, monkeypatch, tmp_path):
+    at = _new()
+    at.sidebar.text_input(key="table_code").set_value("no good").run()
+    assert not at.exception and [e.value for e in at.error] == ["桌号是 1–24 个字母或数字，例如 A7K2。"]
+    (tmp_path / "m").mkdir()
+    (tmp_path / "m" / "model.json").write_text("{bad")
+    monkeypatch.setenv("CHANGPAI_MODEL", str(tmp_path / "m"))
+    at = _new()
+    assert [e.value for e in at.error] == [f"{tmp_path / 'm'} 的模型说明文件 model.json 读不了。"]
+
+
 def test_another_players_hand_with_a_typo_is_told_in_the_pages_language(app_env):
     at = _new()
     at.sidebar.multiselect[0].set_value(["2t", "3w"])  # 翻将

@@ -94,6 +94,31 @@ def test_cli_bad_files(tmp_path, capsys, content, needle):
     assert needle in err and err.count("\n") == 1
 
 
+@pytest.mark.parametrize("damage,needle", [
+    ({"model.json": "{bad"}, "model.json that cannot be read"),
+    ({"model.json": '{"names": 5}'}, "model.json that cannot be read"),
+    ({"model.json": '{"names": ["1t"]}'}, "35 card codes"),
+    ({"detector.onnx": "garbage"}, "detector.onnx cannot be loaded"),
+])
+def test_a_damaged_model_folder_is_one_sentence_in_either_language(tmp_path, capsys, damage, needle):
+    import shutil
+
+    from app.i18n import say
+    from vision import recognize as R
+
+    model = tmp_path / "m"
+    shutil.copytree(R.DEFAULT_MODEL, model)
+    for name, text in damage.items():
+        (model / name).write_text(text)
+    assert main(["recognize", str(SAMPLES / "hand_1.jpg"), "--model", str(model)]) == 2
+    err = capsys.readouterr().err
+    assert needle in err and err.count("\n") == 1
+    with pytest.raises(R.ModelError) as e:
+        R.recognize_array(np.full((64, 64, 3), 128, np.uint8), model)
+    zh = say(e.value, "zh")
+    assert zh != str(e.value) and str(model) in zh  # the page says it in Chinese, naming the folder
+
+
 @pytest.mark.parametrize("n", [5, 7])
 def test_score_photo_cli(capsys, n):
     gt = _gt(n)

@@ -31,3 +31,14 @@ def test_undo_and_csv(tmp_path):
 def test_bad_table_code(tmp_path, code):
     with pytest.raises(TallyError):
         Tally(tmp_path / "t.sqlite3").add(code, ["a"], [1])
+
+
+def test_tally_errors_read_in_the_pages_language(tmp_path):
+    from app.i18n import say
+
+    with pytest.raises(TallyError) as e:
+        Tally(tmp_path / "t.sqlite3").add("no good", ["a"], [1])
+    assert say(e.value, "zh").startswith("桌号") and say(e.value, "en").startswith("A table code")
+    with pytest.raises(TallyError) as e:
+        Tally(tmp_path / "t.sqlite3").add("T1", ["a", "b"], [1])
+    assert say(e.value, "zh") == "每位玩家都要有分数。"

@@ -177,6 +177,8 @@ def _doubtful(rec: Recognition, conf: float) -> list[int]:
 
 
 RECOUNT = "repaired (cards more or less):"  # how those repairs are reported
+# the keys of the messages about cards added or left out and other readings (the page shows them once scored)
+RECOUNT_KEYS = ("recount_added", "recount_left_out", "check_with", "check_without")
 TWICE = 0.2  # two boxes read the same overlapping by this quad IoU may be one card boxed twice
 
 

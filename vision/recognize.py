@@ -18,6 +18,7 @@ import cv2
 import numpy as np
 
 from scoring.cards import CODES, NAMES_ZH
+from scoring.messages import Msg
 
 from . import DEFAULT_MODEL_NAME
 from .geometry import CARD_ASPECT, FOLD, axes, fold, order_long_axis_vertical, quad_iou, rectify, swap_ends
@@ -132,24 +133,34 @@ def model_info(path: str | Path | None = None) -> ModelInfo:
     p = Path(path) if path else DEFAULT_MODEL
     meta = p / "model.json"
     if not meta.is_file():
-        raise ModelError(f"No model at {p} (expected {meta}); train one with `changpai train`, or pass --model.")
-    d = json.loads(meta.read_text())
+        raise ModelError(Msg("model_missing", f"No model at {p} (expected {meta}); train one with `changpai train`, or pass "
+                             "--model.", path=str(p)))
+    try:
+        d = json.loads(meta.read_text())
+        if not isinstance(d, dict):
+            raise ValueError("not an object")
+    except (ValueError, UnicodeDecodeError) as e:
+        raise ModelError(Msg("model_json", f"The model at {p} has a model.json that cannot be read ({e}).", path=str(p))) from None
     for f in ("detector.onnx", "classifier.onnx"):
         if not (p / f).is_file():
-            raise ModelError(f"The model at {p} has no {f}.")
-    names = tuple(d.get("names", CODES))
-    if sorted(n for n in names if n != NOT_A_CARD) != sorted(CODES) or names.count(NOT_A_CARD) > 1:
-        raise ModelError(f"The model at {p} does not name the 35 card codes (model.json 'names').")
-    info = ModelInfo(p, int(d.get("det_imgsz", 640)), int(d.get("cls_imgsz", FOLD)), float(d.get("temperature", 1.0)),
-                     names, float(d.get("conf", 0.35)), float(d.get("iou", 0.5)),
-                     float(d.get("rescue_conf", 1.0)), float(d.get("rescue_cls", 1.0)), float(d.get("zoom", 0.0)),
-                     bool(d.get("mirror", False)), float(d.get("recover", 2.0)), float(d.get("prune", 0.0)),
-                     tuple(d.get("absent", ())))
+            raise ModelError(Msg("model_file", f"The model at {p} has no {f}.", path=str(p), file=f))
+    try:
+        names = tuple(d.get("names", CODES))
+        info = ModelInfo(p, int(d.get("det_imgsz", 640)), int(d.get("cls_imgsz", FOLD)), float(d.get("temperature", 1.0)),
+                         names, float(d.get("conf", 0.35)), float(d.get("iou", 0.5)),
+                         float(d.get("rescue_conf", 1.0)), float(d.get("rescue_cls", 1.0)), float(d.get("zoom", 0.0)),
+                         bool(d.get("mirror", False)), float(d.get("recover", 2.0)), float(d.get("prune", 0.0)),
+                         tuple(d.get("absent", ())))
+    except (TypeError, ValueError) as e:
+        raise ModelError(Msg("model_json", f"The model at {p} has a model.json that cannot be read ({e}).", path=str(p))) from None
+    if sorted(str(n) for n in names if n != NOT_A_CARD) != sorted(CODES) or names.count(NOT_A_CARD) > 1:
+        raise ModelError(Msg("model_names", f"The model at {p} does not name the 35 card codes (model.json 'names').", path=str(p)))
     if set(info.absent) - set(CODES):
-        raise ModelError(f"The model at {p} names codes that are not cards as absent (model.json 'absent').")
+        raise ModelError(Msg("model_absent", f"The model at {p} names codes that are not cards as absent (model.json 'absent').",
+                             path=str(p)))
     if info.uses_net and not (p / "recover.onnx").is_file():
-        raise ModelError(f"The model at {p} names a recover or prune threshold (model.json 'recover', 'prune') but has "
-                         "no recover.onnx.")
+        raise ModelError(Msg("model_recover", f"The model at {p} names a recover or prune threshold (model.json 'recover', "
+                             "'prune') but has no recover.onnx.", path=str(p)))
     return info
 
 
@@ -159,7 +170,11 @@ def _session(path: Path):
     so = ort.SessionOptions()
     so.intra_op_num_threads = 2
     so.log_severity_level = 3
-    return ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
+    try:
+        return ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
+    except Exception as e:  # onnxruntime's own exception types (InvalidProtobuf, NoSuchFile, ...)
+        raise ModelError(Msg("model_onnx", f"The model file {path} cannot be loaded: {str(e).splitlines()[0][:200]}",
+                             path=str(path))) from None
 
 
 @lru_cache(maxsize=4)
