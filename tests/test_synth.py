@@ -3,6 +3,7 @@
 import json
 import random
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -199,3 +200,23 @@ def test_user_faces_folder_is_used(tmp_path):
     assert face[..., 1].mean() > 150 and face.shape == (FACE_H, FACE_W, 3)
     other, _ = src.face("1t")
     assert other[..., 1].mean() != face[..., 1].mean()
+
+
+def test_scrambled_heads_show_no_numeral_and_only_when_asked_for():
+    from vision.faces import NUM_SUZHOU, NUM_UPPER, NUM_ZH, SCRAMBLED, TRAIN_FAMILIES, _head
+
+    # a random style is still drawn from the four training families: seeds keep their files
+    assert {random_style(random.Random(i)).family for i in range(200)} == set(TRAIN_FAMILIES)
+    styles = [random_style(random.Random(i), SCRAMBLED) for i in range(40)]
+    for st in styles:
+        assert st.family == SCRAMBLED and st.numeral == "scrambled" and len(set(st.glyphs)) == 9
+        assert not set(st.glyphs) & set(NUM_ZH + NUM_SUZHOU + NUM_UPPER + "十条丙万千福禄寿禧财")
+    assert len({st.glyphs for st in styles}) == 40  # a new reading of the ranks for each style
+    st = styles[0]
+    # the head of 6t shows the style's sixth character, the field still six strings (as the same family prints it)
+    plain = replace(st, numeral="zh", glyphs="")
+    six = np.array(_head("6t", st, FACE_W, 96).ink)
+    assert np.abs(six.astype(int) - np.array(_head("6t", plain, FACE_W, 96).ink, int)).sum() > 0
+    face, plain_face = render_face("6t", st, 0)[0], render_face("6t", plain, 0)[0]
+    h = face.shape[0]
+    assert np.array_equal(face[h // 3: 2 * h // 3], plain_face[h // 3: 2 * h // 3])

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import random
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import cv2
@@ -30,14 +30,20 @@ NUM_UPPER = "壹贰叁肆伍陆柒捌玖"
 SUIT_CHAR = {"t": "条", "b": "丙", "w": "万"}
 EXTRA_CHAR = {"fu": "福", "lu": "禄", "shou": "寿", "xi": "禧", "cai": "财"}
 TRAIN_FAMILIES = ("classic", "bold", "fine", "folk")
-FAMILIES = TRAIN_FAMILIES + ("holdout",)
+# "scrambled": a training family's print whose heads show nine other characters for the ranks, a new choice
+# for each style: numerals no card says what they mean, as on a deck printed in a way never trained on, so
+# the classifier learns to read the field too (asked for by name, never drawn at random: seeds keep their files)
+SCRAMBLED = "scrambled"
+FAMILIES = TRAIN_FAMILIES + (SCRAMBLED, "holdout")
+# what a scrambled head may show: characters of the shipped font subsets that are no numeral, suit or extra
+SCRAMBLE_GLYPHS = "会儿分半单双合吊后听喜地塌天头子字将尾庄底开总成手把折拖捞摸整文明普暗月未杠海清狠白碰穷筒红翻老胡自花计起边进通钱飘龙"
 
 
 @dataclass(frozen=True)
 class Style:
     family: str
     font: str
-    numeral: str  # zh | suzhou | dots
+    numeral: str  # zh | suzhou | dots | upper (holdout) | scrambled
     paper: tuple[int, int, int]
     ink: tuple[int, int, int]
     red: tuple[int, int, int]
@@ -51,6 +57,7 @@ class Style:
     wear: float
     texture: float
     corner: int
+    glyphs: str = ""  # numeral "scrambled": the characters for ranks 1–9
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -61,6 +68,9 @@ def random_style(rng: random.Random, family: str | None = None) -> Style:
     fam = family or rng.choice(TRAIN_FAMILIES)
     if fam not in FAMILIES:
         raise ValueError(f"Unknown style family {fam!r}; choose from {', '.join(FAMILIES)}.")
+    if fam == SCRAMBLED:
+        base = random_style(rng, rng.choice(TRAIN_FAMILIES))
+        return replace(base, family=fam, numeral="scrambled", glyphs="".join(rng.sample(SCRAMBLE_GLYPHS, 9)))
     paper_base = rng.choice([(225, 240, 246), (200, 232, 245), (210, 236, 240), (236, 242, 244), (190, 222, 238)])
     paper = tuple(int(np.clip(c + rng.randint(-12, 10), 150, 255)) for c in paper_base)
     ink = tuple(rng.randint(10, 55) for _ in range(3))
@@ -113,7 +123,7 @@ def _numeral_mark(c: _Canvas, cx: float, cy: float, rank: int, style: Style, siz
     if style.numeral == "dots":
         _dice(c, cx, cy, rank, size * 0.9, max(2, size // 9), red)
         return
-    table = {"zh": NUM_ZH, "suzhou": NUM_SUZHOU, "upper": NUM_UPPER}[style.numeral]
+    table = {"zh": NUM_ZH, "suzhou": NUM_SUZHOU, "upper": NUM_UPPER, "scrambled": style.glyphs}[style.numeral]
     c.text((cx, cy), table[rank - 1], size, style.font, red, stroke=max(0, style.stroke - 2))
 
 
