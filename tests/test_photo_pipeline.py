@@ -72,6 +72,29 @@ def test_repair_fixes_one_misread_card_and_reports_it(hand_scenes):
     assert sorted(ps.repair.codes) == sorted(hand_codes) or not ps.repair.changes
 
 
+@pytest.mark.parametrize("p_true,repaired", [(0.03, False), (0.1, True)])
+def test_a_repair_takes_only_readings_the_classifier_gives_some_weight(hand_scenes, p_true, repaired):
+    from vision.pipeline import REPAIR_MIN_P
+
+    assert 0.03 < REPAIR_MIN_P <= 0.1
+    gt = hand_scenes[0]
+
+    def misread(cards):
+        i = next(i for i, c in enumerate(gt["cards"]) if c["group"] == "hand")
+        true = cards[i].code
+        wrong = "qz" if true != "qz" else "hh"
+        cards[i] = Card(wrong, 0.9, [(wrong, 0.9), (true, p_true)], cards[i].quad)
+
+    try:
+        ps = score_recognition(_recognition_from_gt(gt, misread), _ctx(gt))
+    except PhotoError:
+        ps = None
+    if repaired:
+        assert ps.repair.changes and ps.result.total == gt["expected_total"]
+    else:  # a 3 % reading is no explanation: the hand is reported as seen, never silently changed
+        assert ps is None or not ps.repair.changes
+
+
 def test_no_repair_when_off(hand_scenes):
     gt = hand_scenes[1]
 
