@@ -19,6 +19,7 @@ COMMANDS = {
     "label": ("label", "auto-label a folder of card photos for review and training"),
     "calibrate": ("calibrate", "fit the recognizer to your own deck from a photo of its faces"),
     "eval-calibration": ("eval_calibration", "measure calibration on a deck style the model never saw"),
+    "mix": ("mix", "a detector training list drawn from several synth folders (fans and stairs, some rows, loose scenes)"),
     "mine": ("mine", "cut classifier crops where the detector puts its boxes, or boxes that are no card"),
     "train": ("train", "train the card detector or classifier (CPU, resumable)"),
     "bench-synth": ("bench_synth", "benchmark synthetic scene generation (scenes/second)"),
