@@ -100,26 +100,36 @@ def test_train_recover_collects_trains_and_releases(tmp_path, monkeypatch):
 
 
 @requires_model
-def test_released_model_recovers_a_card_its_nms_dropped(tmp_path):
-    """A tight fan (docs/samples/hand_6.jpg): NMS drops cards' boxes for overlapping their neighbours (one,
-    8w, with changpai-v9; that and a 6t with v10); the recover net puts them back, and every card is found and
-    read right. Without the net they are missing."""
+def test_released_model_recovers_cards_its_nms_dropped(tmp_path):
+    """A tight fan (docs/samples/hand_6.jpg) under a stricter NMS (IoU 0.2): NMS now drops about ten of the
+    24 cards' boxes for overlapping their neighbours (changpai-v11 at its own IoU drops none here; v9 and v10
+    dropped an 8w and a 6t). The recover net puts most of them back, each on a card of its own and read
+    right, and adds nothing that is no card."""
     import json
 
     from tests.conftest import SAMPLES
+    from vision.evaluate import match
     from vision.recognize import model_info, recognize
 
     truth = json.loads((SAMPLES / "hand_6.json").read_text())["cards"]
-    rec = _every_card_right("hand_6")
-    recovered = [c.code for c in rec.cards if c.recovered]
-    assert "8w" in recovered
-    off = tmp_path / "no-recover"
-    off.mkdir()
     info = model_info(None)
-    for f in ("detector.onnx", "classifier.onnx"):
-        (off / f).symlink_to(info.path / f)
-    (off / "model.json").write_text(json.dumps(json.loads((info.path / "model.json").read_text()) | {"recover": 2.0, "prune": 0.0}))
-    assert len(recognize(SAMPLES / "hand_6.jpg", off).cards) == len(truth) - len(recovered)
+
+    def with_settings(name: str, **settings) -> list:
+        d = tmp_path / name
+        d.mkdir()
+        for f in ("detector.onnx", "classifier.onnx", "recover.onnx"):
+            (d / f).symlink_to(info.path / f)
+        (d / "model.json").write_text(json.dumps(json.loads((info.path / "model.json").read_text()) | {"iou": 0.2} | settings))
+        return recognize(SAMPLES / "hand_6.jpg", d).cards
+
+    off = with_settings("no-net", recover=2.0, prune=0.0)
+    on = with_settings("net")
+    assert len(off) <= len(truth) - 8  # the premise: the strict NMS drops many cards
+    pairs = match([np.array(c.quad, np.float32) for c in on], [np.array(c["quad"], np.float32) for c in truth])
+    assert len(pairs) == len(on)  # every card kept or recovered lies on a card of its own
+    recovered = [(i, j) for i, j in pairs if on[i].recovered]
+    assert len(recovered) >= 8 and len(on) >= len(off) + 8
+    assert all(on[i].code == truth[j]["code"] for i, j in recovered)
 
 
 @requires_model
@@ -168,25 +178,35 @@ def test_prune_leaves_out_a_second_box_on_a_card_and_nothing_else():
 
 @requires_model
 def test_released_model_prunes_the_extra_boxes_of_a_tight_stair(tmp_path):
-    """A tight stair (docs/samples/hand_7.jpg): NMS keeps a box across two cards and a second box on a card;
-    pruning leaves both out, and the 24 cards are found and read right. Without pruning there are 26."""
+    """A tight stair (docs/samples/hand_7.jpg) under a looser NMS (IoU 0.6): NMS keeps some 33 boxes for the
+    24 cards (boxes across two cards, second boxes on a card; changpai-v9 and v10 kept 26 at their own IoU,
+    v11 keeps 24); pruning leaves the extra ones out, and the 24 cards are found and read right."""
     import json
 
     from tests.conftest import SAMPLES
+    from vision.evaluate import match
     from vision.recognize import model_info, recognize
 
-    rec = _every_card_right("hand_7")
-    assert len(rec.cards) == 24
+    _every_card_right("hand_7")
+    truth = json.loads((SAMPLES / "hand_7.json").read_text())["cards"]
+    info = model_info(None)
+
+    def with_settings(name: str, **settings):
+        d = tmp_path / name
+        d.mkdir()
+        for f in ("detector.onnx", "classifier.onnx", "recover.onnx"):
+            (d / f).symlink_to(info.path / f)
+        (d / "model.json").write_text(json.dumps(json.loads((info.path / "model.json").read_text()) | {"iou": 0.6} | settings))
+        return recognize(SAMPLES / "hand_7.jpg", d)
+
+    off = with_settings("no-prune", prune=0.0)
+    assert len(off.cards) >= len(truth) + 4 and "prune" not in off.timings_ms  # the premise: extra boxes kept
+    rec = with_settings("prune")
+    pairs = match([np.array(c.quad, np.float32) for c in rec.cards], [np.array(c["quad"], np.float32) for c in truth])
+    assert len(pairs) == len(truth) == len(rec.cards)
+    assert all(rec.cards[i].code == truth[j]["code"] for i, j in pairs)
     assert len(rec.spares) >= 2  # what was pruned is offered to the repairs
     assert rec.timings_ms["prune"] > 0  # its cost is measured with the rest
-    off = tmp_path / "no-prune"
-    off.mkdir()
-    info = model_info(None)
-    for f in ("detector.onnx", "classifier.onnx", "recover.onnx"):
-        (off / f).symlink_to(info.path / f)
-    (off / "model.json").write_text(json.dumps(json.loads((info.path / "model.json").read_text()) | {"prune": 0.0}))
-    rec = recognize(SAMPLES / "hand_7.jpg", off)
-    assert len(rec.cards) == 26 and "prune" not in rec.timings_ms
 
 
 @requires_model
