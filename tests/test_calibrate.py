@@ -121,3 +121,16 @@ def test_calibrated_model_is_complete_loads_everywhere_and_never_reads_cards_the
     assert rec.cards and not any(a in EXTRAS for c in rec.cards for a, p in c.alternatives if p > 0)
     assert main(["score", str(SAMPLES / "hand_1.jpg"), "--model", str(out)]) == 0
     assert "胡" in capsys.readouterr().out
+
+
+def test_calibration_figures_say_what_keeps_photos_from_being_exact():
+    from vision.calibrate import _figures
+
+    report = {"precision": 0.99, "recall": 0.98, "classification_accuracy": 0.97, "whole_photo_exact": 0.5,
+              "confusions": [{"true": "6t", "pred": "5t", "count": 1}],
+              "per_image": [{"cards": 10, "found": 9, "extra": 1, "right": 8, "exact": False},
+                            {"cards": 5, "found": 5, "extra": 0, "right": 5, "exact": True}]}
+    f = _figures(report)
+    assert (f["cards"], f["missed"], f["extra"], f["misread"]) == (15, 1, 1, 1)
+    assert f["whole_photo_exact"] == 0.5 and f["confusions"] == report["confusions"]
+

@@ -238,6 +238,15 @@ def measure(work: str | Path, base: str | Path | None = None, n_test: int = 60, 
     cal = calibrate([str(photo_path)], work / "model", base, scenes=scenes, epochs=epochs)
     minutes = (time.perf_counter() - t) / 60
     after = evaluate(test, work / "model", progress=False)
-    keys = ("precision", "recall", "classification_accuracy", "whole_photo_exact")
     return {"test_images": n_test, "style": "holdout", "seed": seed, "calibration_minutes": round(minutes, 1),
-            "before": {k: before[k] for k in keys}, "after": {k: after[k] for k in keys}, "calibration": cal}
+            "before": _figures(before), "after": _figures(after), "calibration": cal}
+
+
+def _figures(report: dict) -> dict:
+    """What a calibration changes, from an evaluate report: the card figures, and what keeps photos from being
+    exact (cards missed, boxes that are no card, codes misread: the detector's part and the classifier's)."""
+    per = report["per_image"]
+    return {k: report[k] for k in ("precision", "recall", "classification_accuracy", "whole_photo_exact")} | {
+        "cards": sum(p["cards"] for p in per), "missed": sum(p["cards"] - p["found"] for p in per),
+        "extra": sum(p["extra"] for p in per), "misread": sum(p["found"] - p["right"] for p in per),
+        "confusions": report["confusions"]}

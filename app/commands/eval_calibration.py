@@ -34,7 +34,9 @@ def run(args: argparse.Namespace) -> int:
     for k in ("before", "after"):
         v = r[k]
         print(f"{k:>6}: card accuracy {v['classification_accuracy'] * 100:.2f} %, recall {v['recall'] * 100:.2f} %, "
-              f"precision {v['precision'] * 100:.2f} %, whole-photo exact {v['whole_photo_exact'] * 100:.2f} %")
+              f"precision {v['precision'] * 100:.2f} %, whole-photo exact {v['whole_photo_exact'] * 100:.2f} %"
+              + (f" (of {v['cards']} cards {v['missed']} missed, {v['misread']} misread; {v['extra']} boxes no card)"
+                 if "cards" in v else ""))
     print(f"calibration took {r['calibration_minutes']} min")
     out = Path(args.json or Path(args.work) / "calibration_report.json")
     out.write_text(json.dumps(r, indent=1, ensure_ascii=False))
