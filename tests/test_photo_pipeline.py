@@ -169,6 +169,51 @@ def test_a_card_the_detector_half_saw_is_added_when_the_hand_is_one_short(hand_s
     assert done >= 3
 
 
+def test_the_recover_nets_word_on_spares_settles_which_one_to_add(hand_scenes):
+    """One card missed, two spares that each make a legal win with different totals: taken as they read, neither
+    is clearly the card (no repair); when the recover net judged the missed card's box a card and the other a
+    second box on a card (Card.judged), the missed card is added and the total is right."""
+    from dataclasses import replace
+
+    from scoring.cards import CODES
+    from vision.recognize import NOT_A_CARD
+
+    done = 0
+    for gt in hand_scenes:
+        rec = _recognition_from_gt(gt)
+        ctx = _ctx(gt)
+        hand = [i for i, g in enumerate(gt["cards"]) if g["group"] == "hand"]
+        missed = rec.cards.pop(hand[0])
+        if score_recognition(rec, ctx, repair_on=False).result.is_win:
+            continue
+        decoy_quad = (np.array(rec.cards[hand[-1] - 1].quad) + 3.0).tolist()  # a second box on another card
+        decoy = None
+        for code in CODES:
+            with_it = Recognition(rec.width, rec.height, [*rec.cards, Card(code, 0.95, [(code, 0.95)], decoy_quad)])
+            try:
+                r = score_recognition(with_it, ctx, repair_on=False).result
+            except PhotoError:
+                continue
+            if r.is_win and r.total != gt["expected_total"]:
+                decoy = Card(code, 0.95, [(code, 0.95)], decoy_quad, det_score=0.5)
+                break
+        if decoy is None:
+            continue
+        card = Card(missed.code, 0.95, [(missed.code, 0.95)], missed.quad, det_score=0.5)
+        rec.spares = [card, decoy]
+        unsure = score_recognition(rec, ctx)
+        assert not any(ch.old == NOT_A_CARD for ch in unsure.repair.changes)
+        assert not (unsure.result.is_win and unsure.result.total != gt["expected_total"])
+        rec.spares = [replace(card, judged=0.9), replace(decoy, judged=0.0)]
+        ps = score_recognition(rec, ctx)
+        assert ps.result.total == gt["expected_total"]
+        assert [(ch.old, ch.new) for ch in ps.repair.changes] == [(NOT_A_CARD, missed.code)]
+        rec.spares = [replace(card, judged=0.0), replace(decoy, judged=0.9)]  # the net's word, not the order
+        assert score_recognition(rec, ctx).result.total != gt["expected_total"]
+        done += 1
+    assert done >= 2
+
+
 def test_two_cards_the_detector_left_out_are_added_together_never_one_card_twice(hand_scenes):
     import itertools
 

@@ -368,3 +368,23 @@ def test_score_cli_says_each_thing_once(capsys):
              if ln.startswith(("note: ", "to confirm: ", "warning: "))]
     assert lines and len(lines) == len(set(lines)), lines
     assert any("winning card not given" in ln for ln in lines)
+
+
+@requires_model
+def test_spares_carry_the_recover_nets_word_on_them():
+    """Each spare (a box offered to photo → hu, not a card) carries the recover net's probability that it is a card
+    none of the cards covers; it is in the JSON, and a spare lying free of every card counts as one (1.0)."""
+    from dataclasses import replace
+
+    from vision.recognize import _judged, model_info, recognize
+
+    info = model_info()
+    rec = recognize(SAMPLES / "hand_6.jpg", info)
+    assert rec.spares and all(0.0 <= s.judged <= 1.0 for s in rec.spares)
+    assert all("judged" in s.to_dict() for s in rec.spares) and not any("judged" in c.to_dict() for c in rec.cards)
+    assert min(s.judged for s in rec.spares) < 0.1  # a second box on a card: not one
+    import cv2
+    img = cv2.imread(str(SAMPLES / "hand_6.jpg"))
+    q = np.array(rec.cards[0].quad)
+    corner = replace(rec.spares[0], quad=(q - q.min(0) + 2).tolist())  # the same box in the photo's corner, no card near
+    assert _judged(img, [corner], rec.cards, info)[0].judged == 1.0

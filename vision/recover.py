@@ -96,6 +96,18 @@ def judge(session, img: np.ndarray, candidates: list[tuple[np.ndarray, float]], 
     return probs
 
 
+def judge_spares(session, img: np.ndarray, spares: list[tuple[np.ndarray, float]], kept: list[np.ndarray]) -> np.ndarray:
+    """As ``judge``, for boxes offered as spares: one the kept boxes cover less than PRUNE_COVER of is a card lying
+    free (1; the net learned on well-covered boxes, as for ``prune``); one repeating a kept box (SAME) is none (0)."""
+    probs = np.zeros(len(spares), np.float32)
+    todo, views, extra = inputs(img, spares, kept)
+    if todo:
+        probs[todo] = _run(session, views, extra)
+        free = [i for i, v in zip(todo, views, strict=True) if covered(v) < PRUNE_COVER]
+        probs[free] = 1.0
+    return probs
+
+
 def _run(session, views: np.ndarray, extra: np.ndarray) -> np.ndarray:
     x = views.transpose(0, 3, 1, 2).astype(np.float32) / 255
     logit = session.run(None, {"view": x, "extra": extra})[0].reshape(-1)
