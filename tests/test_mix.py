@@ -53,6 +53,29 @@ def test_mix_takes_every_fan_and_stair_some_rows_and_every_loose_scene(folders, 
     capsys.readouterr()
 
 
+def test_mix_takes_the_layouts_of_several_folders_loose_ones_too(folders, tmp_path, capsys):
+    hands, loose, val = folders
+    layouts = {}
+    for f in (hands, loose):
+        layouts |= {str((f / "images" / "train" / (g.stem + ".jpg")).absolute()): json.loads(g.read_text())["layout"]
+                    for g in (f / "gt").glob("*.json")}
+    picked = {p for p, lay in layouts.items() if lay in ("fan", "stair")}
+    out = tmp_path / "m2"
+    assert main(["mix", str(out), "--hands", str(hands), "--hands", str(loose), "--others", "2", "--val", str(val),
+                 "--seed", "3"]) == 0
+    train = (out / "train.txt").read_text().split()
+    assert picked <= set(train) and len(train) == len(picked) + 2 and len(set(train)) == len(train)
+    assert "2 others" in (out / "dataset.yaml").read_text() and "loose" in (out / "dataset.yaml").read_text()
+    # one folder: the list it always gave
+    one = tmp_path / "one"
+    main(["mix", str(one), "--hands", str(hands), "--others", "1", "--val", str(val), "--seed", "3"])
+    from vision.mix import make_mix
+    again = tmp_path / "again"
+    make_mix(again, hands, val, others=1, seed=3)
+    assert (again / "train.txt").read_text() == (one / "train.txt").read_text()
+    capsys.readouterr()
+
+
 @pytest.mark.parametrize("args,needle", [
     (["--hands", "{tmp}/nothing"], "no training scenes"),
     (["--others", "999"], "fewer than the 999"),

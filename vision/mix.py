@@ -37,15 +37,19 @@ def _images(folder: Path, split: str) -> list[str]:
     return imgs
 
 
-def make_mix(out: str | Path, hands: str | Path, val: str | Path, layouts: tuple[str, ...] = ("fan", "stair"),
-             others: int = 250, detect: tuple[str | Path, ...] = (), seed: int = 0) -> dict[str, int]:
-    """Write ``out``/train.txt, val.txt and dataset.yaml. Training: every scene of ``hands`` in ``layouts``,
-    ``others`` of its other scenes (random.Random(seed).sample, in gt order), then every training photo of the
-    ``detect`` folders; shuffled with the same generator. Validation: the val photos of ``val``."""
-    scenes = _scenes(Path(hands))
+def make_mix(out: str | Path, hands: str | Path | tuple[str | Path, ...], val: str | Path,
+             layouts: tuple[str, ...] = ("fan", "stair"), others: int = 250, detect: tuple[str | Path, ...] = (),
+             seed: int = 0) -> dict[str, int]:
+    """Write ``out``/train.txt, val.txt and dataset.yaml. Training: every scene of the ``hands`` folders (one or
+    several, of any kind) in ``layouts``, ``others`` of their other scenes (random.Random(seed).sample, in folder
+    then gt order), then every training photo of the ``detect`` folders; shuffled with the same generator.
+    Validation: the val photos of ``val``."""
+    folders = (hands,) if isinstance(hands, (str, Path)) else tuple(hands)
+    scenes = [s for f in folders for s in _scenes(Path(f))]
     rest = [p for lay, p in scenes if lay not in layouts]
     if others > len(rest):
-        raise MixError(f"{hands} has {len(rest)} scenes outside {', '.join(layouts)}, fewer than the {others} asked for.")
+        where = " + ".join(str(f) for f in folders)
+        raise MixError(f"{where} has {len(rest)} scenes outside {', '.join(layouts)}, fewer than the {others} asked for.")
     rng = random.Random(seed)
     train = [p for lay, p in scenes if lay in layouts] + rng.sample(rest, others)
     n_hands = len(train)
@@ -58,6 +62,7 @@ def make_mix(out: str | Path, hands: str | Path, val: str | Path, layouts: tuple
     (out / "train.txt").write_text("\n".join(train) + "\n")
     (out / "val.txt").write_text("\n".join(val_imgs) + "\n")
     names = "".join(f"  {i}: {c}\n" for i, c in enumerate(CODES))
-    what = f"{Path(hands).name} {' + '.join(layouts)} + {others} others" + "".join(f" + {Path(d).name}" for d in detect)
+    what = f"{' + '.join(Path(f).name for f in folders)} {' + '.join(layouts)} + {others} others"
+    what += "".join(f" + {Path(d).name}" for d in detect)
     (out / "dataset.yaml").write_text(f"# {what}; val: {Path(val).name} val\ntrain: train.txt\nval: val.txt\nnames:\n{names}")
     return {"train": len(train), "hand_scenes": n_hands, "detect_scenes": len(train) - n_hands, "val": len(val_imgs)}

@@ -9,7 +9,8 @@ from ..cli import UserError
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("out", help="folder for train.txt, val.txt and dataset.yaml")
-    p.add_argument("--hands", required=True, help="`changpai synth --kind hands` folder the scenes come from")
+    p.add_argument("--hands", required=True, action="append", help="synth folder (`--kind hands`, or `detect`) whose scenes "
+                   "of --layouts all join, and whose others are sampled (repeatable)")
     p.add_argument("--layouts", default="fan,stair", help="layouts of which every scene is taken (default fan,stair)")
     p.add_argument("--others", type=int, default=250, help="how many of the other scenes (rows) join them")
     p.add_argument("--detect", action="append", default=[], help="a `--kind detect` folder whose training photos all join "
@@ -24,10 +25,10 @@ def run(args: argparse.Namespace) -> int:
     if args.others < 0:
         raise UserError("--others cannot be negative.")
     try:
-        n = make_mix(args.out, args.hands, args.val, tuple(s.strip() for s in args.layouts.split(",") if s.strip()),
+        n = make_mix(args.out, tuple(args.hands), args.val, tuple(s.strip() for s in args.layouts.split(",") if s.strip()),
                      args.others, tuple(args.detect), args.seed)
     except MixError as e:
         raise UserError(str(e)) from None
-    print(f"{args.out}/dataset.yaml: {n['train']} training photos ({n['hand_scenes']} hands, {n['detect_scenes']} loose "
-          f"scenes), {n['val']} to measure on")
+    print(f"{args.out}/dataset.yaml: {n['train']} training photos ({n['hand_scenes']} picked by layout, "
+          f"{n['detect_scenes']} of whole --detect folders), {n['val']} to measure on")
     return 0
