@@ -22,6 +22,25 @@ def tiny(tmp_path_factory):
     return root
 
 
+def test_training_runs_on_every_core():
+    """ultralytics alone would train with one thread less than the cores (one on a 2-core machine)."""
+    import os
+
+    import torch
+
+    from vision.ultra import offline_ultralytics, train_threads
+
+    offline_ultralytics()
+    from ultralytics.utils.torch_utils import select_device
+
+    before = torch.get_num_threads()
+    try:
+        select_device("cpu", verbose=False)
+        assert torch.get_num_threads() == train_threads() == max(1, os.cpu_count() or 1)
+    finally:
+        torch.set_num_threads(before)
+
+
 def test_train_detect_and_release(tiny, tmp_path, monkeypatch):
     import vision.train as train
 

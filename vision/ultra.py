@@ -5,8 +5,17 @@ from __future__ import annotations
 import os
 
 
+def train_threads() -> int:
+    """The CPU threads torch trains with: every core. ultralytics would take one less than the cores
+    (utils.NUM_THREADS, set by select_device for CPU training) and OMP_NUM_THREADS=1 on import: one
+    thread on a 2-core machine."""
+    return max(1, os.cpu_count() or 1)
+
+
 def offline_ultralytics():
-    """Return the ultralytics module, configured offline. Only training and export need it."""
+    """Return the ultralytics module, configured offline and to train on every core (train_threads). Only
+    training and export need it."""
+    os.environ.setdefault("OMP_NUM_THREADS", str(train_threads()))
     os.environ.setdefault("YOLO_OFFLINE", "1")
     os.environ.setdefault("YOLO_AUTOINSTALL", "False")
     os.environ.setdefault("YOLO_VERBOSE", "False")
@@ -19,4 +28,7 @@ def offline_ultralytics():
                                  "raytune": False}.items() if k in SETTINGS and SETTINGS[k] != v}
     if changes:
         SETTINGS.update(changes)
+    from ultralytics.utils import torch_utils
+
+    torch_utils.NUM_THREADS = train_threads()  # what select_device gives torch.set_num_threads for CPU training
     return ultralytics
