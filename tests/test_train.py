@@ -198,3 +198,43 @@ def test_train_cli_shows_its_progress(tiny, tmp_path):
     text = out.stdout + out.stderr
     assert out.returncode == 0, text[-2000:]
     assert "Epoch" in text and "1/1" in text and "top1_acc" in text and "trained: runs/p/weights/best.pt" in text
+
+
+def test_average_weights_is_the_mean_and_releases(tiny, tmp_path, monkeypatch, capsys):
+    import torch
+    from ultralytics import YOLO
+
+    import vision.release as release
+    import vision.train as train
+    from app.cli import main
+
+    monkeypatch.setattr(train, "RUNS", tmp_path / "runs")
+    monkeypatch.setattr(release, "MODELS_DIR", tmp_path / "models")
+    run_dir = train.train_detect(str(tiny / "det" / "dataset.yaml"), epochs=1, imgsz=160, batch=2, name="a", workers=0)
+    a = run_dir / "weights" / "last.pt"
+    ck = torch.load(a, map_location="cpu", weights_only=False)
+    net = (ck.get("ema") or ck["model"]).float()
+    with torch.no_grad():
+        for p in net.parameters():
+            p.add_(1.0)
+    ck.update(model=net, ema=None)
+    b = tmp_path / "b.pt"
+    torch.save(ck, b)
+    assert main(["average", "soup", str(a), str(b), "--release", "m"]) == 0
+    out = capsys.readouterr().out
+    assert "averaged 2 checkpoints" in out and "released:" in out
+    sa, sb = YOLO(str(a)).model.float().state_dict(), YOLO(str(b)).model.float().state_dict()
+    mean = YOLO(str(tmp_path / "runs" / "soup" / "weights" / "last.pt")).model.float().state_dict()
+    key = next(k for k in sa if k.endswith("conv.weight"))
+    assert not torch.allclose(sa[key], sb[key])
+    assert torch.allclose(mean[key], (sa[key] + sb[key]) / 2, atol=1e-5)
+    meta = json.loads((tmp_path / "models" / "m" / "model.json").read_text())
+    assert (tmp_path / "models" / "m" / "detector.onnx").is_file() and meta["det_imgsz"] == 160
+    assert str(a) in meta["detector"]["trained_from"] and str(b) in meta["detector"]["trained_from"]
+    # what cannot be averaged is one sentence
+    (tmp_path / "junk.pt").write_bytes(b"not a checkpoint")
+    for bad, needle in (([str(a)], "two checkpoints or more"), ([str(a), str(tmp_path / "none.pt")], "No checkpoint at"),
+                        ([str(a), str(tmp_path / "junk.pt")], "cannot be read as a checkpoint")):
+        assert main(["average", "bad", *bad]) == 2
+        err = capsys.readouterr().err
+        assert needle in err and err.count("\n") == 1
