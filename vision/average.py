@@ -19,7 +19,7 @@ class AverageError(ValueError):
 
 
 def _network(ckpt: dict[str, Any], path: Path):
-    net = ckpt.get("ema") or ckpt.get("model") if isinstance(ckpt, dict) else None
+    net = (ckpt.get("ema") or ckpt.get("model")) if isinstance(ckpt, dict) else None
     if net is None or not hasattr(net, "state_dict"):
         raise AverageError(f"{path} is not an ultralytics checkpoint (no model in it).")
     return net.float()

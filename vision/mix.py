@@ -52,7 +52,7 @@ def make_mix(out: str | Path, hands: str | Path | tuple[str | Path, ...], val: s
         raise MixError(f"{where} has {len(rest)} scenes outside {', '.join(layouts)}, fewer than the {others} asked for.")
     rng = random.Random(seed)
     train = [p for lay, p in scenes if lay in layouts] + rng.sample(rest, others)
-    n_hands = len(train)
+    n_picked = len(train)
     for d in detect:
         train += _images(Path(d), "train")
     rng.shuffle(train)
@@ -65,4 +65,4 @@ def make_mix(out: str | Path, hands: str | Path | tuple[str | Path, ...], val: s
     what = f"{' + '.join(Path(f).name for f in folders)} {' + '.join(layouts)} + {others} others"
     what += "".join(f" + {Path(d).name}" for d in detect)
     (out / "dataset.yaml").write_text(f"# {what}; val: {Path(val).name} val\ntrain: train.txt\nval: val.txt\nnames:\n{names}")
-    return {"train": len(train), "hand_scenes": n_hands, "detect_scenes": len(train) - n_hands, "val": len(val_imgs)}
+    return {"train": len(train), "by_layout": n_picked, "from_detect": len(train) - n_picked, "val": len(val_imgs)}

@@ -29,6 +29,6 @@ def run(args: argparse.Namespace) -> int:
                      args.others, tuple(args.detect), args.seed)
     except MixError as e:
         raise UserError(str(e)) from None
-    print(f"{args.out}/dataset.yaml: {n['train']} training photos ({n['hand_scenes']} picked by layout, "
-          f"{n['detect_scenes']} of whole --detect folders), {n['val']} to measure on")
+    print(f"{args.out}/dataset.yaml: {n['train']} training photos ({n['by_layout']} picked by layout, "
+          f"{n['from_detect']} of whole --detect folders), {n['val']} to measure on")
     return 0
