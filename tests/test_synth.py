@@ -182,6 +182,7 @@ def test_refuses_foreign_folder(tmp_path):
     (["--n", "2", "--styles", "glitter"], "Unknown style"),
     (["--n", "2", "--size", "big"], "WIDTHxHEIGHT"),
     (["--n", "2", "--faces", "/nonexistent"], "does not exist"),
+    (["--n", "2", "--val-frac", "1"], "at least 0 and below 1"),
 ])
 def test_synth_cli_bad_args(tmp_path, capsys, args, needle):
     code = main(["synth", "--out", str(tmp_path / "o"), *args])

@@ -20,7 +20,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "characters for its numerals; holdout is kept out of training)")
     p.add_argument("--faces", help="folder of your own deck's faces: FACES/<code>/*.jpg")
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1)
-    p.add_argument("--val-frac", type=float, default=0.1, help="share of images in the val split")
+    p.add_argument("--val-frac", type=float, default=0.1,
+                   help="share of images in the val split: every round(1/F)-th photo, at most every second (default 0.1)")
     p.add_argument("--size", default="1280x960", help="image size WxH (landscape; portrait scenes swap it)")
     p.add_argument("--force", action="store_true", help="write into a non-empty folder made otherwise")
 
@@ -38,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
     if args.workers < 1:
         raise UserError("--workers must be at least 1.")
     if not 0 <= args.val_frac < 1:
-        raise UserError("--val-frac must be between 0 and 1.")
+        raise UserError("--val-frac must be at least 0 and below 1 (every n-th photo goes to val, at most every second).")
     styles = tuple(s.strip() for s in args.styles.split(",") if s.strip())
     job = Job(args.out, args.kind, args.seed, args.n, styles, args.faces, args.val_frac, w, h)
     t = time.perf_counter()
