@@ -101,7 +101,7 @@ def test_calibrated_model_is_complete_loads_everywhere_and_never_reads_cards_the
     from scoring.cards import CODES, EXTRAS
     from tests.conftest import SAMPLES
     from vision.faces import FaceSource
-    from vision.recognize import faces_only, model_info, recognize
+    from vision.recognize import BOX_NETS, faces_only, model_info, recognize
 
     src = FaceSource(random_style(random.Random(3), "holdout"), seed=3)
     for c in CODES:
@@ -114,6 +114,10 @@ def test_calibrated_model_is_complete_loads_everywhere_and_never_reads_cards_the
     assert json.loads((out / "model.json").read_text())["absent"] == list(EXTRAS)
     info = model_info(out)
     assert info.absent == EXTRAS
+    for net in BOX_NETS:  # the nets that judge boxes, not faces, carry over as they are
+        base = model_info(None).path / net
+        assert (out / net).is_file() == base.is_file()
+        assert not base.is_file() or (out / net).read_bytes() == base.read_bytes()
     probs = np.random.default_rng(0).dirichlet(np.ones(len(info.names)), 5).astype(np.float32)
     faces, _ = faces_only(probs, info)
     assert np.allclose(faces.sum(1), 1) and not faces[:, [info.codes.index(c) for c in EXTRAS]].any()

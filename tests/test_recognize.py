@@ -339,12 +339,13 @@ def test_mirrored_look_reads_the_sample_photo(tmp_path):
 
     from vision.evaluate import match
     from vision.imageio import load_image
-    from vision.recognize import DEFAULT_MODEL, _sessions, decode, model_info, recognize_array
+    from vision.recognize import BOX_NETS, DEFAULT_MODEL, _sessions, decode, model_info, recognize_array
 
     d = tmp_path / "mirror"
     d.mkdir()
-    for f in ("detector.onnx", "classifier.onnx", "recover.onnx"):
-        shutil.copy(DEFAULT_MODEL / f, d / f)
+    for f in ("detector.onnx", "classifier.onnx", *BOX_NETS):
+        if (DEFAULT_MODEL / f).is_file():
+            shutil.copy(DEFAULT_MODEL / f, d / f)
     (d / "model.json").write_text(json.dumps(json.loads((DEFAULT_MODEL / "model.json").read_text()) | {"mirror": True}))
     img = load_image(SAMPLES / "hand_5.jpg")
     gt = _gt(5)

@@ -6,6 +6,7 @@ import numpy as np
 
 from tests.conftest import requires_model
 from vision.geometry import obb_to_quad
+from vision.recognize import BOX_NETS
 from vision.recover import ACROSS, ALONG, CHANNELS, VIEW_H, VIEW_W, choose, view
 
 
@@ -95,8 +96,42 @@ def test_train_recover_collects_trains_and_releases(tmp_path, monkeypatch):
     assert "pruning" in (dest / "MODEL_CARD.md").read_text()
     rec = recognize(next((tmp_path / "hands" / "images").rglob("*.jpg")), dest)  # the released model loads and runs
     assert rec.cards
+    assert not (dest / "prune.onnx").exists()  # the one net recovers and prunes
+    # released again from m, keeping m's net for pruning and the spares: it becomes prune.onnx
+    assert main(args[:-6] + ["--model", str(dest), "--release", "m2", "--threshold", "0.6", "--prune", "0.02",
+                             "--keep-prune-net"]) == 0
+    two = tmp_path / "models" / "m2"
+    assert (two / "prune.onnx").read_bytes() == (dest / "recover.onnx").read_bytes()
+    assert (two / "recover.onnx").read_bytes() == (tmp_path / "runs" / "r" / "recover.onnx").read_bytes()
+    meta2 = json.loads((two / "model.json").read_text())
+    assert meta2["prune_net"]["from"] == str(dest) and meta2["recover"] == 0.6 and meta2["prune"] == 0.02
+    assert "prune net (`prune.onnx`)" in (two / "MODEL_CARD.md").read_text()
+    assert recognize(next((tmp_path / "hands" / "images").rglob("*.jpg")), two).cards
     # the views made before are reused, and a finished run resumes to the same end
     assert main(args[:-6] + ["--resume"]) == 0
+
+
+@requires_model
+def test_a_prune_net_prunes_and_judges_the_spares(tmp_path):
+    """A model folder with prune.onnx prunes and judges the spares with it: a prune.onnx that cannot be loaded is
+    reported when the model prunes, and not when it uses no box net."""
+    import json
+
+    import pytest
+
+    from tests.conftest import SAMPLES
+    from vision.recognize import ModelError, model_info, recognize
+
+    info = model_info(None)
+    for f in ("detector.onnx", "classifier.onnx", "recover.onnx"):
+        (tmp_path / f).symlink_to(info.path / f)
+    (tmp_path / "prune.onnx").write_bytes(b"not a network")
+    meta = json.loads((info.path / "model.json").read_text())
+    (tmp_path / "model.json").write_text(json.dumps(meta | {"prune": 0.01}))
+    with pytest.raises(ModelError, match="prune.onnx"):
+        recognize(SAMPLES / "hand_7.jpg", tmp_path)
+    (tmp_path / "model.json").write_text(json.dumps(meta | {"recover": 2.0, "prune": 0.0}))
+    assert recognize(SAMPLES / "hand_1.jpg", tmp_path).cards
 
 
 @requires_model
@@ -117,8 +152,9 @@ def test_released_model_recovers_cards_its_nms_dropped(tmp_path):
     def with_settings(name: str, **settings) -> list:
         d = tmp_path / name
         d.mkdir()
-        for f in ("detector.onnx", "classifier.onnx", "recover.onnx"):
-            (d / f).symlink_to(info.path / f)
+        for f in ("detector.onnx", "classifier.onnx", *BOX_NETS):
+            if (info.path / f).is_file():
+                (d / f).symlink_to(info.path / f)
         (d / "model.json").write_text(json.dumps(json.loads((info.path / "model.json").read_text()) | {"iou": 0.2} | settings))
         return recognize(SAMPLES / "hand_6.jpg", d).cards
 
@@ -196,8 +232,9 @@ def test_released_model_prunes_the_extra_boxes_of_a_tight_stair(tmp_path):
     def with_settings(name: str, **settings):
         d = tmp_path / name
         d.mkdir()
-        for f in ("detector.onnx", "classifier.onnx", "recover.onnx"):
-            (d / f).symlink_to(info.path / f)
+        for f in ("detector.onnx", "classifier.onnx", *BOX_NETS):
+            if (info.path / f).is_file():
+                (d / f).symlink_to(info.path / f)
         (d / "model.json").write_text(json.dumps(json.loads((info.path / "model.json").read_text()) | {"iou": 0.6} | settings))
         return recognize(SAMPLES / "hand_7.jpg", d)
 

@@ -23,7 +23,7 @@ from . import CALIBRATION_SCENES
 from .faces import FACE_H, FACE_W
 from .geometry import axes, order_long_axis_vertical, rectify
 from .imageio import load_image
-from .recognize import DEFAULT_MODEL, NOT_A_CARD, model_info, reading_order, recognize_array
+from .recognize import BOX_NETS, DEFAULT_MODEL, NOT_A_CARD, model_info, reading_order, recognize_array
 
 CALIBRATION_ORDER: tuple[str, ...] = CODES  # 1t…9t 1b…9b 1w…9w qz hh bh [fu lu shou xi cai]
 
@@ -158,8 +158,9 @@ def calibrate(photos: list[str], out: str | Path, base: str | Path | None = None
     onnx = export_onnx(tuned, base_info.cls_imgsz, dynamic=True)
     shutil.copy(onnx, out / "classifier.onnx")
     shutil.copy(base_info.path / "detector.onnx", out / "detector.onnx")
-    if (base_info.path / "recover.onnx").is_file():  # it judges boxes, not faces: it carries over
-        shutil.copy(base_info.path / "recover.onnx", out / "recover.onnx")
+    for net in BOX_NETS:  # they judge boxes, not faces: they carry over
+        if (base_info.path / net).is_file():
+            shutil.copy(base_info.path / net, out / net)
     meta = json.loads((base_info.path / "model.json").read_text())
     meta["names"] = names  # the codes, and `none` when the base has that class
     meta["calibrated_from"] = str(base_info.path)

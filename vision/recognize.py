@@ -191,6 +191,19 @@ def _recover_session(path: str):
     return _session(Path(path) / "recover.onnx")
 
 
+# A model may judge its kept boxes and its spares with another net than the one that recovers dropped boxes:
+# PRUNE_NET when the folder has it (changpai-v13: a recover net trained on its own detector's dropped boxes
+# recovers more fan cards, while the older net, kept as prune.onnx, prunes better; vision.release.release_recover)
+PRUNE_NET = "prune.onnx"
+BOX_NETS = ("recover.onnx", PRUNE_NET)  # the nets that judge boxes, not faces: what a calibrated model carries over
+
+
+@lru_cache(maxsize=4)
+def _prune_session(path: str):
+    own = Path(path) / PRUNE_NET
+    return _session(own) if own.is_file() else _recover_session(path)
+
+
 def letterbox(img: np.ndarray, size: int) -> tuple[np.ndarray, float, tuple[int, int]]:
     h, w = img.shape[:2]
     r = min(size / h, size / w)
@@ -346,7 +359,7 @@ def recognize_found(img: np.ndarray, model: str | Path | ModelInfo | None = None
     judged = [0.0] * len(keep) + judged
     cards = [_card(qo, s, p, info, top_k, r) for (_, s), qo, p, r in zip(dets, quads, probs, judged, strict=True)]
     if info.prune > 0:
-        out = {i for i, _ in prune(_recover_session(str(info.path)), img, dets, info.prune)}
+        out = {i for i, _ in prune(_prune_session(str(info.path)), img, dets, info.prune)}
         spares = [c for i, c in enumerate(cards) if i in out] + spares
         cards = [c for i, c in enumerate(cards) if i not in out]
     if info.uses_net and spares:
@@ -377,7 +390,7 @@ def _judged(img: np.ndarray, spares: list[Card], cards: list[Card], info: ModelI
     usually is; a second box on a card, or a box across two, is not (on the 870 val photos of changpai-v11, of
     1,615 spares 62 were cards the detector missed: 58 of them judged ≥ 0.1, and 69 of the other 1,553)."""
     kept = [np.array(c.quad, np.float32) for c in cards]
-    p = judge_spares(_recover_session(str(info.path)), img, [(np.array(c.quad, np.float32), c.det_score) for c in spares], kept)
+    p = judge_spares(_prune_session(str(info.path)), img, [(np.array(c.quad, np.float32), c.det_score) for c in spares], kept)
     return [replace(c, judged=float(pk)) for c, pk in zip(spares, p, strict=True)]
 
 

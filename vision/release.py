@@ -148,28 +148,44 @@ def release(what: str, run_dir: str | Path, name: str, extra: dict[str, Any] | N
 
 
 def release_recover(run_dir: str | Path, base: str | Path, name: str, threshold: float,
-                    extra: dict[str, Any] | None = None, prune: float = 0.0) -> Path:
+                    extra: dict[str, Any] | None = None, prune: float = 0.0, keep_prune_net: bool = False) -> Path:
     """models/NAME = the model ``base`` (its detector and classifier, copied unless NAME is that model) with the
     recover net of ``run_dir`` (vision.recover_train.fit) at ``threshold``, pruning kept boxes below ``prune``
-    (0: not)."""
+    (0: not). ``keep_prune_net``: the new net only recovers; pruning and the spares keep the net ``base`` judged
+    them with (its prune.onnx, else its recover.onnx), as prune.onnx."""
     run_dir, base = Path(run_dir), Path(base)
     net = run_dir / "recover.onnx"
     if not net.is_file():
         raise FileNotFoundError(f"No recover net at {net}: train one with `changpai train recover`.")
     if not (base / "model.json").is_file():
         raise FileNotFoundError(f"No model at {base}.")
+    from .recognize import PRUNE_NET
+
+    old = next((base / f for f in (PRUNE_NET, "recover.onnx") if (base / f).is_file()), None)
+    if keep_prune_net and old is None:
+        raise FileNotFoundError(f"The model at {base} has no recover net to keep for pruning.")
     dest = MODELS_DIR / name
+    if keep_prune_net:  # read before recover.onnx may be replaced (dest may be base)
+        kept_net = old.read_bytes()
     if dest.resolve() != base.resolve():
         dest.mkdir(parents=True, exist_ok=True)
         for f in ("detector.onnx", "detector.pt", "classifier.onnx", "classifier.pt", "model.json"):
             if (base / f).is_file():
                 shutil.copy(base / f, dest / f)
     shutil.copy(net, dest / "recover.onnx")
+    if keep_prune_net:
+        (dest / PRUNE_NET).write_bytes(kept_net)
+    else:
+        (dest / PRUNE_NET).unlink(missing_ok=True)  # the new net does both
     meta_p = dest / "model.json"
     meta = json.loads(meta_p.read_text())
     figures = json.loads((run_dir / "figures.json").read_text()) if (run_dir / "figures.json").is_file() else []
     meta["recover"] = threshold
     meta["prune"] = prune
+    if keep_prune_net and "prune_net" not in meta:  # what the base said of the net it pruned with
+        meta["prune_net"] = meta.get("recover_net", {}) | {"from": _relative(str(base))}
+    elif not keep_prune_net:
+        meta.pop("prune_net", None)
     meta["recover_net"] = {"run": _relative(str(run_dir)), "epochs": len(figures),
                            "last_epoch": figures[-1] if figures else {},
                            "released": dt.date.today().isoformat()} | (extra or {})
@@ -185,6 +201,8 @@ def write_card(dest: Path, meta: dict[str, Any]) -> Path:
              "as an oriented box, and a YOLO11n-cls classifier that reads each card from its rectified, folded crop.",
              "Both were trained from their YAMLs (no pretrained weights) on synthetic photos from `changpai synth`,",
              "on CPU, and run with onnxruntime (`detector.onnx`, `classifier.onnx`); the `.pt` files resume training.", ""]
+    if meta.get("version_note"):  # what this release changed, in a line
+        lines += [meta["version_note"] + ".", ""]
     for part in ("detector", "classifier"):
         d = meta.get(part)
         if not d:
@@ -209,10 +227,14 @@ def write_card(dest: Path, meta: dict[str, Any]) -> Path:
             r = meta.get("recover_net", {})
             lines.append(f"- recover net (`recover.onnx`, vision.recover): a box NMS dropped becomes a card when the net gives it "
                          f"≥ {meta['recover']}" + "".join(f"; {r[k]}" for k in ("recipe", "note") if r.get(k)))
+            pn = meta.get("prune_net")
             if meta.get("prune", 0.0) > 0:
-                lines.append(f"- pruning (vision.recover.prune): a kept box the same net, judging it as if NMS had dropped it, "
-                             f"gives less than {meta['prune']} is left out (offered to the repairs as a spare)"
-                             + (f"; {r['prune_note']}" if r.get("prune_note") else ""))
+                lines.append(f"- pruning (vision.recover.prune): a kept box {'the prune net' if pn else 'the same net'}, judging "
+                             f"it as if NMS had dropped it, gives less than {meta['prune']} is left out (offered to the repairs "
+                             "as a spare)" + (f"; {(pn or r)['prune_note']}" if (pn or r).get("prune_note") else ""))
+            if pn:
+                lines.append(f"- prune net (`prune.onnx`): prunes the kept boxes and judges the spares; the recover net of "
+                             f"{pn.get('from')}" + "".join(f"; {pn[k]}" for k in ("recipe", "note") if pn.get(k)))
             if r.get("last_epoch"):
                 lines.append("- recover net, last epoch (its val candidates): " +
                              ", ".join(f"{k} {v}" for k, v in r["last_epoch"].items()))

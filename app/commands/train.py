@@ -18,6 +18,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--threshold", type=float, default=0.9, help="recover: the net's probability that makes a card (--release)")
     p.add_argument("--prune", type=float, default=0.0, help="recover: kept boxes the net, judging each as if NMS had "
                    "dropped it, gives less than this are left out (--release; 0: never)")
+    p.add_argument("--keep-prune-net", action="store_true", help="recover: the new net only recovers dropped boxes; "
+                   "pruning and the spares keep the --model's net, released as prune.onnx (--release)")
     p.add_argument("--repeat", default="", help="classify: codes whose training crops count several times, e.g. fu,lu,shou,xi,cai=4")
     p.add_argument("--epochs", type=int, default=None)
     p.add_argument("--imgsz", type=int, default=None)
@@ -135,5 +137,7 @@ def _recover(args: argparse.Namespace) -> int:
     if args.release:
         from vision.release import release_recover
 
-        print(f"released: {release_recover(run_dir, base, args.release, args.threshold, prune=args.prune)}")
+        dest = release_recover(run_dir, base, args.release, args.threshold, prune=args.prune,
+                               keep_prune_net=args.keep_prune_net)
+        print(f"released: {dest}")
     return 0
