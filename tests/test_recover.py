@@ -68,7 +68,7 @@ def test_choose_keeps_one_box_per_card_above_the_threshold():
 
 
 @requires_model
-def test_train_recover_collects_trains_and_releases(tmp_path, monkeypatch):
+def test_train_recover_collects_trains_and_releases(tmp_path, monkeypatch, capsys):
     import json
 
     import vision.release as release
@@ -107,6 +107,14 @@ def test_train_recover_collects_trains_and_releases(tmp_path, monkeypatch):
     assert meta2["prune_net"]["from"] == str(dest) and meta2["recover"] == 0.6 and meta2["prune"] == 0.02
     assert "prune net (`prune.onnx`)" in (two / "MODEL_CARD.md").read_text()
     assert recognize(next((tmp_path / "hands" / "images").rglob("*.jpg")), two).cards
+    bare = tmp_path / "bare"  # a model with no box net has none to keep: one sentence, nothing written
+    bare.mkdir()
+    for f in ("detector.onnx", "classifier.onnx"):
+        (bare / f).symlink_to(dest / f)
+    (bare / "model.json").write_text(json.dumps({k: v for k, v in meta.items() if k not in ("recover", "prune")}))
+    capsys.readouterr()
+    assert main(args[:-6] + ["--model", str(bare), "--release", "m3", "--keep-prune-net"]) != 0
+    assert "no recover net to keep" in capsys.readouterr().err and not (tmp_path / "models" / "m3").exists()
     # the views made before are reused, and a finished run resumes to the same end
     assert main(args[:-6] + ["--resume"]) == 0
 

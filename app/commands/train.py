@@ -137,7 +137,10 @@ def _recover(args: argparse.Namespace) -> int:
     if args.release:
         from vision.release import release_recover
 
-        dest = release_recover(run_dir, base, args.release, args.threshold, prune=args.prune,
-                               keep_prune_net=args.keep_prune_net)
+        try:
+            dest = release_recover(run_dir, base, args.release, args.threshold, prune=args.prune,
+                                   keep_prune_net=args.keep_prune_net)
+        except FileNotFoundError as e:
+            raise UserError(str(e)) from None
         print(f"released: {dest}")
     return 0
