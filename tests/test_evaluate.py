@@ -109,3 +109,29 @@ def test_eval_split_takes_only_that_splits_photos(tmp_path, capsys):
     test = _render(tmp_path / "t", "hands", 1)  # a test set: every photo in train
     assert main(["eval", str(test), "--split", "val"]) == 2  # nothing of that split: one sentence
     assert "val split" in capsys.readouterr().err
+
+
+@requires_model
+def test_eval_set_measures_changed_thresholds_without_a_model_folder(tmp_path, capsys):
+    """--set NAME=VALUE: the model's thresholds changed for this measurement only; the report says which, kept
+    recognitions are not reused across settings, and a bad --set is one sentence."""
+    from vision.recognize import DEFAULT_MODEL
+
+    d = _render(tmp_path / "det", "detect", 2)
+    meta = (DEFAULT_MODEL / "model.json").read_text()
+    assert main(["eval", str(d), "--json", str(tmp_path / "a.json")]) == 0
+    assert main(["eval", str(d), "--set", "conf=0.99", "--set", "rescue_conf=0.99", "--json", str(tmp_path / "b.json")]) == 0
+    a, b = (json.loads((tmp_path / f).read_text()) for f in ("a.json", "b.json"))
+    assert "settings" not in a and b["settings"] == {"conf": 0.99, "rescue_conf": 0.99}
+    assert "settings changed from model.json: conf 0.99" in capsys.readouterr().out
+    assert sum(x["found"] for x in b["per_image"]) < sum(x["found"] for x in a["per_image"])  # stricter: fewer found
+    assert (DEFAULT_MODEL / "model.json").read_text() == meta  # the folder untouched
+    h = _render(tmp_path / "hands", "hands", 1, (1280, 960))
+    keep = tmp_path / "recs.json"
+    assert main(["eval", str(h), "--hands", "--recognitions", str(keep)]) == 0
+    assert main(["eval", str(h), "--hands", "--recognitions", str(keep), "--set", "recover=0.5"]) == 2
+    assert "were made with the model" in capsys.readouterr().err
+    for bad, says in ((["--set", "colour=1"], "cannot be set"), (["--set", "recover"], "NAME=NUMBER"),
+                      (["--set", "prune=x"], "NAME=NUMBER")):
+        assert main(["eval", str(d), *bad]) == 2
+        assert says in capsys.readouterr().err

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from .geometry import box_error, quad_iou
-from .recognize import model_info, recognize
+from .recognize import ModelInfo, changed_settings, model_info, recognize
 from .synth import MIN_LABEL_VISIBLE as MIN_VISIBLE  # less visible ground-truth cards are not labelled
 
 
@@ -50,7 +50,11 @@ def _of_split(split: str | None) -> str:
     return f" of the {split} split" if split else ""
 
 
-def evaluate(root: str | Path, model: str | Path | None = None, limit: int | None = None, progress: bool = True,
+def _info(model: str | Path | ModelInfo | None) -> ModelInfo:
+    return model if isinstance(model, ModelInfo) else model_info(model)
+
+
+def evaluate(root: str | Path, model: str | Path | ModelInfo | None = None, limit: int | None = None, progress: bool = True,
              split: str | None = None, repeat: int = 1) -> dict[str, Any]:
     """Card figures and latency; with ``repeat`` > 1 each photo is recognized that many times and its latency is
     the median of them (a busy machine's hiccups then move the figures less)."""
@@ -65,7 +69,7 @@ def evaluate(root: str | Path, model: str | Path | None = None, limit: int | Non
         gts = gts[:limit]
     from tqdm import tqdm
 
-    info = model_info(model)  # read once, not for every photo
+    info = _info(model)  # read once, not for every photo
     tally = CardTally()
     lat = []
     for gt in tqdm(gts, desc="eval", unit="img", disable=not progress):
@@ -77,7 +81,9 @@ def evaluate(root: str | Path, model: str | Path | None = None, limit: int | Non
             times.append((time.perf_counter() - t) * 1000)
         lat.append(float(np.median(times)))
         tally.add(gt, rec.cards)
-    return {"images": len(gts)} | tally.report(box_errors=True) | ({"repeat": repeat} if repeat > 1 else {}) | {
+    changed = changed_settings(info)
+    return {"images": len(gts)} | ({"settings": changed} if changed else {}) | tally.report(box_errors=True) | \
+        ({"repeat": repeat} if repeat > 1 else {}) | {
         "latency_ms": {"p50": round(float(np.percentile(lat, 50)), 1), "p90": round(float(np.percentile(lat, 90)), 1),
                        "p99": round(float(np.percentile(lat, 99)), 1)}}
 
@@ -191,7 +197,7 @@ def load_recognitions(path: str | Path, model: str) -> dict[str, Any]:
         raise RecognitionsError(f"{path} does not hold recognitions saved by `changpai eval --hands --recognitions` ({e}).") from None
 
 
-def evaluate_hands(root: str | Path, model: str | Path | None = None, limit: int | None = None, progress: bool = True,
+def evaluate_hands(root: str | Path, model: str | Path | ModelInfo | None = None, limit: int | None = None, progress: bool = True,
                    jiang_from_photo: bool = True, recognitions: str | Path | None = None,
                    split: str | None = None) -> dict[str, Any]:
     """End to end over winning-hand photos (`changpai synth --kind hands`): share of photos whose total is
@@ -210,8 +216,9 @@ def evaluate_hands(root: str | Path, model: str | Path | None = None, limit: int
     if not gts:
         raise FileNotFoundError(f"No winning-hand ground truth{_of_split(split)} in {root}/gt: make it "
                                 "with `changpai synth --kind hands`.")
-    info = model_info(model)  # read once, not for every photo
-    model_path = str(info.path.resolve())
+    info = _info(model)  # read once, not for every photo
+    changed = changed_settings(info)  # recognitions kept under other settings are not these
+    model_path = str(info.path.resolve()) + (f" with {json.dumps(changed, sort_keys=True)}" if changed else "")
     reuse = load_recognitions(recognitions, model_path) if recognitions and Path(recognitions).is_file() else None
     made = {}
     tally = CardTally()  # the same recognitions, card by card
@@ -252,7 +259,7 @@ def evaluate_hands(root: str | Path, model: str | Path | None = None, limit: int
     if recognitions and made:
         save_recognitions(recognitions, (reuse or {}) | made, model_path)
     n = len(gts)
-    return {
+    return ({"settings": changed} if changed else {}) | ({
         "photos": n,
         "recognitions": "reused: latency of the steps after recognition" if reuse and not made else "made",
         "exact_without_repair": round(right_plain / n, 4),
@@ -272,4 +279,4 @@ def evaluate_hands(root: str | Path, model: str | Path | None = None, limit: int
         # what the photo → hu figures rest on: the recognitions' cards against the labelled ones
         "cards": {k: v for k, v in tally.report().items() if k != "per_image"},
         "per_photo": rows,
-    }
+    })

@@ -168,6 +168,29 @@ def model_info(path: str | Path | None = None) -> ModelInfo:
     return info
 
 
+# thresholds that `changpai eval --set` may change, to measure a candidate without writing a model folder
+SETTINGS = ("conf", "iou", "rescue_conf", "rescue_cls", "zoom", "recover", "prune")
+
+
+def with_settings(info: ModelInfo, settings: dict[str, float]) -> ModelInfo:
+    """``info`` with some of its SETTINGS changed: ValueError for a name that is none of them, ModelError when the
+    change needs a box net the model folder lacks."""
+    bad = sorted(set(settings) - set(SETTINGS))
+    if bad:
+        raise ValueError(f"{', '.join(bad)} cannot be set: the settings are {', '.join(SETTINGS)}.")
+    out = replace(info, **settings)
+    if out.uses_net and not (out.path / "recover.onnx").is_file():
+        raise ModelError(Msg("model_recover", f"The model at {out.path} names a recover or prune threshold (model.json "
+                             "'recover', 'prune') but has no recover.onnx.", path=str(out.path)))
+    return out
+
+
+def changed_settings(info: ModelInfo) -> dict[str, float]:
+    """The SETTINGS of ``info`` that differ from its model folder's model.json."""
+    own = model_info(info.path)
+    return {k: getattr(info, k) for k in SETTINGS if getattr(info, k) != getattr(own, k)}
+
+
 def _session(path: Path):
     import onnxruntime as ort
 

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from vision import DEFAULT_MODEL_NAME
+from vision.recognize import SETTINGS
 
 from ..cli import UserError
 
@@ -21,6 +22,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", metavar="OUT", help="report file (default DIR/eval_report.json)")
     p.add_argument("--hands", action="store_true",
                    help="end to end on winning-hand photos (synth --kind hands): share of exactly right totals")
+    p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="measure the model with one of "
+                   "its thresholds changed, model.json untouched (repeatable): " + ", ".join(SETTINGS) + ", e.g. recover=0.9")
     p.add_argument("--recognitions", metavar="FILE", help="--hands: keep the photos' recognitions in FILE and, when it "
                    "exists, reuse them (repairs and scoring measured again in seconds; latency then excludes recognition)")
 
@@ -34,18 +37,21 @@ def run(args: argparse.Namespace) -> int:
     if args.repeat > 1 and args.hands:
         raise UserError("--repeat is for the recognizer's figures, not --hands.")
     try:
+        model = _model(args.model, args.set)
         if args.hands:
             from vision.evaluate import evaluate_hands
 
-            r = evaluate_hands(args.dir, args.model, args.limit, recognitions=args.recognitions, split=args.split)
+            r = evaluate_hands(args.dir, model, args.limit, recognitions=args.recognitions, split=args.split)
         else:
             if args.recognitions:
                 raise UserError("--recognitions is for --hands.")
-            r = evaluate(args.dir, args.model, args.limit, split=args.split, repeat=args.repeat)
+            r = evaluate(args.dir, model, args.limit, split=args.split, repeat=args.repeat)
     except (FileNotFoundError, ModelError, RecognitionsError) as e:
         raise UserError(str(e)) from None
     out = Path(args.json or Path(args.dir) / ("eval_hands_report.json" if args.hands else "eval_report.json"))
     out.write_text(json.dumps(r, indent=1, ensure_ascii=False))
+    if r.get("settings"):
+        print("settings changed from model.json: " + ", ".join(f"{k} {v}" for k, v in r["settings"].items()))
     if args.hands:
         print(f"photos {r['photos']}: total exactly right {r['exact_without_repair'] * 100:.1f} % without repair, "
               f"{r['exact_with_repair'] * 100:.1f} % with repair ({r['photos_repaired']} repaired, {r['errors']} without a total, "
@@ -63,3 +69,22 @@ def run(args: argparse.Namespace) -> int:
         print(format_report(r))
     print(f"report: {out}")
     return 0
+
+
+def _model(path: str | None, settings: list[str]):
+    """The model folder, or its ModelInfo with the --set thresholds changed."""
+    if not settings:
+        return path
+    from vision.recognize import model_info, with_settings
+
+    values = {}
+    for item in settings:
+        name, _, value = item.partition("=")
+        try:
+            values[name.strip()] = float(value)
+        except ValueError:
+            raise UserError(f"--set {item!r}: give NAME=NUMBER, e.g. recover=0.9.") from None
+    try:
+        return with_settings(model_info(path), values)
+    except ValueError as e:
+        raise UserError(f"--set: {e}") from None
