@@ -162,9 +162,14 @@ def model_info(path: str | Path | None = None) -> ModelInfo:
     if set(info.absent) - set(CODES):
         raise ModelError(Msg("model_absent", f"The model at {p} names codes that are not cards as absent (model.json 'absent').",
                              path=str(p)))
-    if info.uses_net and not (p / "recover.onnx").is_file():
-        raise ModelError(Msg("model_recover", f"The model at {p} names a recover or prune threshold (model.json 'recover', "
-                             "'prune') but has no recover.onnx.", path=str(p)))
+    return _has_its_nets(info)
+
+
+def _has_its_nets(info: ModelInfo) -> ModelInfo:
+    """``info``, when its folder has the box net its thresholds need (ModelError otherwise)."""
+    if info.uses_net and not (info.path / "recover.onnx").is_file():
+        raise ModelError(Msg("model_recover", f"The model at {info.path} names a recover or prune threshold (model.json "
+                             "'recover', 'prune') but has no recover.onnx.", path=str(info.path)))
     return info
 
 
@@ -178,11 +183,7 @@ def with_settings(info: ModelInfo, settings: dict[str, float]) -> ModelInfo:
     bad = sorted(set(settings) - set(SETTINGS))
     if bad:
         raise ValueError(f"{', '.join(bad)} cannot be set: the settings are {', '.join(SETTINGS)}.")
-    out = replace(info, **settings)
-    if out.uses_net and not (out.path / "recover.onnx").is_file():
-        raise ModelError(Msg("model_recover", f"The model at {out.path} names a recover or prune threshold (model.json "
-                             "'recover', 'prune') but has no recover.onnx.", path=str(out.path)))
-    return out
+    return _has_its_nets(replace(info, **settings))
 
 
 def changed_settings(info: ModelInfo) -> dict[str, float]:
