@@ -161,19 +161,20 @@ def release_recover(run_dir: str | Path, base: str | Path, name: str, threshold:
         raise FileNotFoundError(f"No model at {base}.")
     from .recognize import PRUNE_NET
 
-    old = next((base / f for f in (PRUNE_NET, "recover.onnx") if (base / f).is_file()), None)
-    if keep_prune_net and old is None:
-        raise FileNotFoundError(f"The model at {base} has no recover net to keep for pruning.")
-    dest = MODELS_DIR / name
+    kept_net = None
     if keep_prune_net:  # read before recover.onnx may be replaced (dest may be base)
+        old = next((base / f for f in (PRUNE_NET, "recover.onnx") if (base / f).is_file()), None)
+        if old is None:
+            raise FileNotFoundError(f"The model at {base} has no recover net to keep for pruning.")
         kept_net = old.read_bytes()
+    dest = MODELS_DIR / name
     if dest.resolve() != base.resolve():
         dest.mkdir(parents=True, exist_ok=True)
         for f in ("detector.onnx", "detector.pt", "classifier.onnx", "classifier.pt", "model.json"):
             if (base / f).is_file():
                 shutil.copy(base / f, dest / f)
     shutil.copy(net, dest / "recover.onnx")
-    if keep_prune_net:
+    if kept_net is not None:
         (dest / PRUNE_NET).write_bytes(kept_net)
     else:
         (dest / PRUNE_NET).unlink(missing_ok=True)  # the new net does both
