@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from tests.conftest import requires_model
 from vision.geometry import obb_to_quad
@@ -293,3 +294,80 @@ def test_covered_is_the_share_of_the_box_the_others_cover():
     assert covered(view(img, q, [q + [0, 5]])) > 0.9  # a second box on the card
     half = np.array([[200, 100], [240, 100], [240, 300], [200, 300]], np.float32)
     assert 0.4 < covered(view(img, q, [half])) < 0.6  # a neighbour over half its width
+
+
+def test_readings_say_how_sure_and_whether_a_box_repeats_a_kept_code():
+    from vision.recover import READS, readings
+
+    kept = [_card(200, 200), _card(230, 200)]
+    cands = [_card(204, 200), _card(215, 200), _card(600, 600)]
+    probs = np.zeros((3, 35), np.float32)
+    probs[0, 3], probs[0, 4] = 0.9, 0.1  # reads as the kept box it repeats (code 3)
+    probs[1, 7] = 1.0  # reads as a code no kept box has, between the two
+    probs[2, 5] = 1.0  # reads as the second kept box's code, far from both
+    r = readings(cands, probs, np.array([0.0, 0.2, 0.0]), kept, [3, 5])
+    assert r.shape == (3, READS)
+    assert r[0].tolist() == pytest.approx([0.9, 0.0, 1.0, 1.0])
+    assert r[1].tolist() == pytest.approx([1.0, 0.2, 0.0, 0.0])
+    assert r[2, 2:].tolist() == [0.0, 0.0]  # overlaps no kept box, and the nearest has another code
+    assert readings(cands, probs, np.zeros(3), [], []).shape == (3, READS)
+
+
+@requires_model
+def test_a_net_that_reads_the_readings_only_recovers(tmp_path, monkeypatch, capsys):
+    """train recover --readings: views collected with the readings, a net that takes them, released only with
+    --keep-prune-net (it cannot prune); a model folder pruning with it is one sentence."""
+    import json
+
+    import onnxruntime as ort
+
+    import vision.release as release
+    import vision.train as train
+    from app.cli import main
+    from tests.conftest import SAMPLES
+    from vision.recognize import ModelError, model_info, recognize
+    from vision.recover import EXTRA, READS, reads_readings
+    from vision.recover_train import load
+    from vision.synth import Job, prepare, render_one
+
+    job = Job(str(tmp_path / "hands"), "hands", 4, 6, ("classic",), None, 0.0, 960, 720)
+    prepare(job)
+    for i in range(job.n):
+        render_one(job, i)
+    monkeypatch.setattr(train, "RUNS", tmp_path / "runs")
+    monkeypatch.setattr(release, "MODELS_DIR", tmp_path / "models")
+    args = ["train", "recover", "--data", job.out, "--val", job.out, "--epochs", "1", "--batch", "4", "--workers", "1",
+            "--name", "r", "--readings", "--threshold", "0.5", "--prune", "0.01"]
+    capsys.readouterr()
+    assert main(args + ["--release", "m"]) != 0  # trained, but it cannot prune: not released
+    assert "--keep-prune-net" in capsys.readouterr().err and not (tmp_path / "models" / "m").exists()
+    net = tmp_path / "runs" / "r" / "recover.onnx"
+    assert reads_readings(ort.InferenceSession(str(net)))
+    views = load([tmp_path / "runs" / "r" / "views_train.npz"], with_readings=True)
+    assert views["extra"].shape[1] == EXTRA + READS
+    assert main(args + ["--release", "m", "--keep-prune-net"]) == 0
+    dest = tmp_path / "models" / "m"
+    meta = json.loads((dest / "model.json").read_text())
+    assert meta["recover_net"]["readings"] is True and "reads the classifier's readings" in (dest / "MODEL_CARD.md").read_text()
+    assert (dest / "prune.onnx").read_bytes() == (model_info(None).path / "prune.onnx").read_bytes()
+    assert recognize(SAMPLES / "hand_1.jpg", dest).cards
+    (dest / "prune.onnx").unlink()  # the readings net left to prune and judge the spares: one sentence
+    from vision.recognize import _prune_session
+
+    _prune_session.cache_clear()
+    with pytest.raises(ModelError, match="needs a prune.onnx"):
+        recognize(SAMPLES / "hand_1.jpg", dest)
+    capsys.readouterr()
+    assert main([a for a in args if a != "--readings"] + ["--resume"]) != 0  # trained with the readings: resumes only with them
+    assert "with --readings" in capsys.readouterr().err
+
+
+def test_views_collected_without_readings_are_refused_for_a_net_that_reads_them(tmp_path):
+    from vision.recover_train import load
+
+    old = tmp_path / "views.npz"
+    np.savez_compressed(old, views=np.zeros((1, VIEW_H, VIEW_W, CHANNELS), np.uint8), labels=np.zeros(1, np.float32),
+                        extra=np.zeros((1, 2), np.float32), photo=np.array(["a"]))
+    assert load([old])["extra"].shape == (1, 2)
+    with pytest.raises(ValueError, match="holds no readings"):
+        load([old], with_readings=True)

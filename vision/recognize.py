@@ -23,7 +23,7 @@ from scoring.messages import Msg
 from . import DEFAULT_MODEL_NAME
 from .geometry import CARD_ASPECT, FOLD, axes, fold, order_long_axis_vertical, quad_iou, rectify, swap_ends
 from .imageio import READ_SIDE, read_photo
-from .recover import choose, judge, judge_spares, prune
+from .recover import choose, judge, judge_spares, prune, readings, reads_readings
 
 MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
 DEFAULT_MODEL = MODELS_DIR / DEFAULT_MODEL_NAME
@@ -225,7 +225,11 @@ BOX_NETS = ("recover.onnx", PRUNE_NET)  # the nets that judge boxes, not faces: 
 @lru_cache(maxsize=4)
 def _prune_session(path: str):
     own = Path(path) / PRUNE_NET
-    return _session(own) if own.is_file() else _recover_session(path)
+    session = _session(own) if own.is_file() else _recover_session(path)
+    if reads_readings(session):
+        raise ModelError(Msg("model_prune_net", f"The model at {path} prunes or judges spares with a recover net that reads "
+                             f"the classifier's readings, which only recovers dropped boxes: it needs a {PRUNE_NET}.", path=path))
+    return session
 
 
 def letterbox(img: np.ndarray, size: int) -> tuple[np.ndarray, float, tuple[int, int]]:
@@ -369,16 +373,19 @@ def recognize_found(img: np.ndarray, model: str | Path | ModelInfo | None = None
     n = len(found.boxes)
     keep = [k for k, (_, s) in enumerate(dets[:n])
             if face[k] and s >= min(info.conf, info.rescue_conf) and (s >= info.conf or probs[k].max() >= info.rescue_cls)]
-    more, more_p, judged = _recovered(img, found, [dets[k][0] for k in keep], cls_s, info)
+    # the second look reads each unsure card on its own: the kept ones before recovery (a net that reads the
+    # readings compares a dropped box's code with theirs, as in training), the recovered ones after
+    kept_p = _second_look(img, [quads[k] for k in keep], probs[keep], cls_s, info)
+    more, more_p, judged = _recovered(img, found, [dets[k][0] for k in keep], kept_p, cls_s, info)
     got = [dets[k] for k in keep] + more
     spare = [k for k in range(n) if face[k] and k not in keep
              and all(quad_iou(dets[k][0], q) < SPARE_APART for q, _ in got)][:SPARES]
     spare += [k for k in range(n, len(dets)) if face[k]
               and all(quad_iou(dets[k][0], q) < CROWD_APART for q, _ in got)][:SPARES]
     spares = [_card(quads[k], dets[k][1], probs[k], info, top_k) for k in spare]
-    dets, quads = got, [quads[k] for k in keep] + [order_long_axis_vertical(q) for q, _ in more]
-    probs = np.concatenate([probs[keep], more_p])
-    probs = _second_look(img, quads, probs, cls_s, info)
+    more_q = [order_long_axis_vertical(q) for q, _ in more]
+    dets, quads = got, [quads[k] for k in keep] + more_q
+    probs = np.concatenate([kept_p, _second_look(img, more_q, more_p, cls_s, info)])
     t2 = time.perf_counter()
     judged = [0.0] * len(keep) + judged
     cards = [_card(qo, s, p, info, top_k, r) for (_, s), qo, p, r in zip(dets, quads, probs, judged, strict=True)]
@@ -396,17 +403,32 @@ def recognize_found(img: np.ndarray, model: str | Path | ModelInfo | None = None
     return Recognition(img.shape[1], img.shape[0], cards, tm, info.path.name, spares, info.conf), found
 
 
-def _recovered(img: np.ndarray, found: Found, kept: list[np.ndarray], cls_s,
+def _recovered(img: np.ndarray, found: Found, kept: list[np.ndarray], kept_p: np.ndarray, cls_s,
                info: ModelInfo) -> tuple[list[tuple[np.ndarray, float]], np.ndarray, list[float]]:
     """The candidates NMS dropped that the recover net judges cards and the classifier sees a face in, with
-    their readings and the net's probabilities."""
+    their readings and the net's probabilities (``kept_p``: the readings of the ``kept`` boxes)."""
     cands = found.candidates
-    judged = judge(_recover_session(str(info.path)), img, cands, kept) if info.recovers and cands else None
-    chosen = [] if judged is None else choose(cands, judged, info.recover)
-    crops = [fold(rectify(img, order_long_axis_vertical(cands[i][0]), ordered=True)) for i in chosen]
-    probs, p_none = faces_only(classify(cls_s, crops, info.temperature), info)
+    if not (info.recovers and cands):
+        return [], np.zeros((0, len(info.codes)), np.float32), []
+    session = _recover_session(str(info.path))
+    if reads_readings(session):  # every candidate read first: the net weighs the readings
+        probs, p_none = _read(img, [q for q, _ in cands], cls_s, info)
+        reads = readings([q for q, _ in cands], probs, p_none, kept, [int(np.argmax(p)) for p in kept_p])
+        judged = judge(session, img, cands, kept, reads)
+        chosen = choose(cands, judged, info.recover)
+        probs, p_none = probs[chosen], p_none[chosen]
+    else:
+        judged = judge(session, img, cands, kept)
+        chosen = choose(cands, judged, info.recover)
+        probs, p_none = _read(img, [cands[i][0] for i in chosen], cls_s, info)
     face = [k for k in range(len(chosen)) if p_none[k] < NOT_A_CARD_P]
     return [cands[chosen[k]] for k in face], probs[face], [float(judged[chosen[k]]) for k in face]
+
+
+def _read(img: np.ndarray, quads: list[np.ndarray], cls_s, info: ModelInfo) -> tuple[np.ndarray, np.ndarray]:
+    """The classifier's reading of each box: probabilities over the codes, and p(no card face)."""
+    crops = [fold(rectify(img, order_long_axis_vertical(q), ordered=True)) for q in quads]
+    return faces_only(classify(cls_s, crops, info.temperature), info)
 
 
 def _judged(img: np.ndarray, spares: list[Card], cards: list[Card], info: ModelInfo) -> list[Card]:

@@ -6,7 +6,12 @@ whether it is a card no kept box covers. Trained on synthetic scenes, where ever
 
 The same question, asked of each kept box as if it alone had been dropped, finds the kept boxes that are
 not cards of their own (prune): a second box on a card, or a box across two cards, is covered by the
-others and judged no card; a true card is not."""
+others and judged no card; a true card is not.
+
+A net may also read what the classifier reads in each proposal (``readings``): how sure the reading is, whether it
+shows a face at all, and whether it repeats the code of a kept box it overlaps (a second box on a card reads as
+that card; a missed card in a fan mostly reads as another code). Such a net only recovers: it is trained on
+dropped boxes, and a model pruning with it keeps an older net for pruning (recognize.PRUNE_NET)."""
 
 from __future__ import annotations
 
@@ -18,6 +23,9 @@ from .geometry import axes, order_long_axis_vertical, quad_iou
 VIEW_W, VIEW_H = 64, 128  # the network's input: a proposal's surroundings, upright, in pixels
 ACROSS, ALONG = 3.0, 1.2  # ... covering this many card widths across and card lengths along
 CHANNELS = 5  # B, G, R, how many kept boxes cover the pixel, outlines of the kept boxes
+EXTRA = 2  # the detector's score and the IoU with the nearest kept box, for every net
+READS = 4  # a net that reads the readings also gets: top probability, p(no face), same code as an overlapping / the nearest kept box
+OVERLAP = 0.2  # a kept box this quad IoU or more over a proposal is one it overlaps (readings)
 
 
 def view(img: np.ndarray, quad: np.ndarray, kept: list[np.ndarray]) -> np.ndarray:
@@ -87,11 +95,41 @@ def inputs(img: np.ndarray, candidates: list[tuple[np.ndarray, float]],
             np.array(extra, np.float32).reshape(-1, 2))
 
 
-def judge(session, img: np.ndarray, candidates: list[tuple[np.ndarray, float]], kept: list[np.ndarray]) -> np.ndarray:
-    """The probability that each candidate (quad, detector score) is a card none of the ``kept`` quads covers."""
+def readings(candidates: list[np.ndarray], probs: np.ndarray, p_none: np.ndarray, kept: list[np.ndarray],
+             kept_codes: list[int]) -> np.ndarray:
+    """What a net that reads the readings gets of each candidate quad besides ``inputs``' extra (N × READS):
+    the classifier's top probability and p(no face) for it (``probs`` over the codes, ``p_none``), and whether its
+    top code is that of a kept box overlapping it by OVERLAP or more, and of the nearest kept box (``kept_codes``:
+    the kept boxes' codes, as indices of ``probs``' columns)."""
+    out = np.zeros((len(candidates), READS), np.float32)
+    for i, q in enumerate(candidates):
+        code = int(np.argmax(probs[i]))
+        ious = [quad_iou(q, k) for k in kept]
+        near = int(np.argmax(ious)) if ious else -1
+        same = any(iou >= OVERLAP and kc == code for iou, kc in zip(ious, kept_codes, strict=True))
+        out[i] = (float(probs[i].max()), float(p_none[i]), float(same), float(near >= 0 and kept_codes[near] == code))
+    return out
+
+
+def reads_readings(session) -> bool:
+    """Whether the net ``session`` wants the readings (``readings``) as well as the views."""
+    return extra_width(session) > EXTRA
+
+
+def extra_width(session) -> int:
+    width = session.get_inputs()[1].shape[1]
+    return int(width) if isinstance(width, int) else EXTRA
+
+
+def judge(session, img: np.ndarray, candidates: list[tuple[np.ndarray, float]], kept: list[np.ndarray],
+          reads: np.ndarray | None = None) -> np.ndarray:
+    """The probability that each candidate (quad, detector score) is a card none of the ``kept`` quads covers;
+    ``reads``: the candidates' ``readings`` (N × READS, all of them), for a net that reads them."""
     probs = np.zeros(len(candidates), np.float32)
     todo, views, extra = inputs(img, candidates, kept)
     if todo:
+        if reads is not None:
+            extra = np.concatenate([extra, np.asarray(reads, np.float32)[todo]], 1)
         probs[todo] = _run(session, views, extra)
     return probs
 
@@ -109,6 +147,9 @@ def judge_spares(session, img: np.ndarray, spares: list[tuple[np.ndarray, float]
 
 
 def _run(session, views: np.ndarray, extra: np.ndarray) -> np.ndarray:
+    if extra.shape[1] != extra_width(session):
+        raise ValueError(f"This box net takes {extra_width(session)} numbers besides each view, not {extra.shape[1]} "
+                         "(a net that reads the readings only recovers dropped boxes).")
     x = views.transpose(0, 3, 1, 2).astype(np.float32) / 255
     logit = session.run(None, {"view": x, "extra": extra})[0].reshape(-1)
     return 1 / (1 + np.exp(-logit))

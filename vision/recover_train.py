@@ -14,9 +14,10 @@ import numpy as np
 
 from .evaluate import match
 from .imageio import load_image
-from .recover import CHANNELS, VIEW_H, VIEW_W, inputs
+from .recover import CHANNELS, EXTRA, READS, VIEW_H, VIEW_W, inputs, readings
 
 KEEP = ("views", "labels", "extra", "photo")
+READINGS = "reads"  # the classifier's readings of the views (vision.recover.readings), for a net that reads them
 
 
 def collect(roots: list[str | Path], model: str | Path | None, out: str | Path, progress: bool = True,
@@ -34,15 +35,15 @@ def collect(roots: list[str | Path], model: str | Path | None, out: str | Path, 
             done = pool.map(_collect_part, parts)
     else:
         done = [_collect_part(parts[0])]
-    views, labels, extra, photo = (sum((d[k] for d in done), []) for k in range(4))
+    views, labels, extra, photo, reads = (sum((d[k] for d in done), []) for k in range(5))
     Path(out).parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(out, views=np.array(views, np.uint8).reshape(-1, VIEW_H, VIEW_W, CHANNELS),
-                        labels=np.array(labels, np.float32), extra=np.array(extra, np.float32).reshape(-1, 2),
-                        photo=np.array(photo))
+                        labels=np.array(labels, np.float32), extra=np.array(extra, np.float32).reshape(-1, EXTRA),
+                        photo=np.array(photo), reads=np.array(reads, np.float32).reshape(-1, READS))
     return {"scenes": len(files), "candidates": len(labels), "cards": int(sum(labels))}
 
 
-def _collect_part(job: tuple[list[tuple[str, str]], str | None, bool]) -> tuple[list, list, list, list]:
+def _collect_part(job: tuple[list[tuple[str, str]], str | None, bool]) -> tuple[list, list, list, list, list]:
     import threading
 
     from tqdm import tqdm
@@ -55,7 +56,8 @@ def _collect_part(job: tuple[list[tuple[str, str]], str | None, bool]) -> tuple[
     files, model, progress = job
     # the boxes kept before any recovery or pruning, as the net will see them
     info = replace(R.model_info(model), recover=2.0, prune=0.0)
-    views, labels, extra, photo = [], [], [], []
+    cls_s = R._sessions(str(info.path))[1]
+    views, labels, extra, photo, reads = [], [], [], [], []
     for root, f in tqdm(files, desc="recover views", unit="scene", disable=not progress):
         gt = json.loads(Path(f).read_text())
         truth = [np.array(c["quad"], np.float32) for c in gt["cards"] if c.get("visible", 1) >= MIN_LABEL_VISIBLE]
@@ -64,26 +66,38 @@ def _collect_part(job: tuple[list[tuple[str, str]], str | None, bool]) -> tuple[
         kept = [np.array(c.quad, np.float32) for c in rec.cards]
         seen = {j for _, j in match(kept, truth)}
         todo, v, e = inputs(img, found.candidates, kept)
+        quads = [found.candidates[i][0] for i in todo]
+        probs, p_none = R._read(img, quads, cls_s, info)
+        reads += readings(quads, probs, p_none, kept, [info.codes.index(c.code) for c in rec.cards]).tolist()
         for i in todo:
             m = match([found.candidates[i][0]], truth)
             labels.append(int(bool(m) and m[0][1] not in seen))
             photo.append(f"{root}/{Path(f).stem}")
         views += list(v)
         extra += e.tolist()
-    return views, labels, extra, photo
+    return views, labels, extra, photo, reads
 
 
-def load(paths: list[str | Path]) -> dict[str, np.ndarray]:
+def load(paths: list[str | Path], with_readings: bool = False) -> dict[str, np.ndarray]:
+    """The views of ``paths`` (.npz of collect); ``with_readings``: their readings joined to ``extra``."""
     parts = [np.load(p) for p in paths]
-    return {k: np.concatenate([d[k] for d in parts]) for k in KEEP}
+    if with_readings:
+        lack = [str(p) for p, d in zip(paths, parts, strict=True) if READINGS not in d.files]
+        if lack:
+            raise ValueError(f"{', '.join(lack)} holds no readings (collected by an older changpai): delete it to "
+                             "collect again.")
+    d = {k: np.concatenate([d[k] for d in parts]) for k in KEEP}
+    if with_readings:
+        d["extra"] = np.concatenate([d["extra"], np.concatenate([p[READINGS] for p in parts])], 1)
+    return d
 
 
-def network():
+def network(extra: int = EXTRA):
     import torch.nn as nn
 
     class RecoverNet(nn.Module):
         """Five conv blocks over the view, global mean and max, with the detector score and the overlap with the
-        nearest kept box joined before the last layers: one logit."""
+        nearest kept box (and, for a net that reads them, the readings) joined before the last layers: one logit."""
 
         def __init__(self) -> None:
             super().__init__()
@@ -93,7 +107,7 @@ def network():
 
             self.features = nn.Sequential(*block(CHANNELS, 24), nn.MaxPool2d(2), *block(24, 48), nn.MaxPool2d(2),
                                           *block(48, 64), nn.MaxPool2d(2), *block(64, 96), nn.MaxPool2d(2), *block(96, 128))
-            self.head = nn.Sequential(nn.Linear(256 + 2, 64), nn.ReLU(inplace=True), nn.Linear(64, 1))
+            self.head = nn.Sequential(nn.Linear(256 + extra, 64), nn.ReLU(inplace=True), nn.Linear(64, 1))
 
         def forward(self, x, z):
             import torch
@@ -140,19 +154,20 @@ def figures(p: np.ndarray, y: np.ndarray) -> dict[str, float]:
 
 
 def fit(train: list[str | Path], val: list[str | Path], out: str | Path, epochs: int = 12, batch: int = 128,
-        lr: float = 3e-3, progress: bool = True, resume: bool = False) -> dict[str, Any]:
+        lr: float = 3e-3, progress: bool = True, resume: bool = False, with_readings: bool = False) -> dict[str, Any]:
     """Train on the views of ``train`` (.npz of collect), measure on ``val`` after every epoch; ``out`` gets
-    last.pt (with the optimizer, to resume), recover.onnx and figures.json."""
+    last.pt (with the optimizer, to resume), recover.onnx and figures.json. ``with_readings``: the net reads
+    the classifier's readings too (vision.recover.readings)."""
     import torch
     import torch.nn as nn
     from tqdm import tqdm
 
     torch.manual_seed(0)
     rng = np.random.default_rng(0)
-    d, dv = load(train), load(val)
+    d, dv = load(train, with_readings), load(val, with_readings)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    net = network()
+    net = network(d["extra"].shape[1])
     opt = torch.optim.AdamW(net.parameters(), lr, weight_decay=1e-4)
     steps = len(d["labels"]) // batch
     if steps < 1:
@@ -162,7 +177,11 @@ def fit(train: list[str | Path], val: list[str | Path], out: str | Path, epochs:
     start, history = 0, []
     if resume:
         ck = torch.load(out / "last.pt", weights_only=False)
-        net.load_state_dict(ck["net"])
+        try:
+            net.load_state_dict(ck["net"])
+        except RuntimeError:
+            raise ValueError(f"{out / 'last.pt'} was trained {'without' if with_readings else 'with'} the readings: "
+                             f"resume it {'without' if with_readings else 'with'} --readings.") from None
         opt.load_state_dict(ck["opt"])
         sched.load_state_dict(ck["sched"])
         start, history = ck["epoch"] + 1, ck["history"]
@@ -202,7 +221,7 @@ def export_onnx(net, path: Path) -> None:
     import torch
 
     net.eval()
-    x, z = torch.zeros(1, CHANNELS, VIEW_H, VIEW_W), torch.zeros(1, 2)
+    x, z = torch.zeros(1, CHANNELS, VIEW_H, VIEW_W), torch.zeros(1, net.head[0].in_features - 256)
     with warnings.catch_warnings():  # the TorchScript exporter: the dynamo one needs onnxscript, and this net is plain
         warnings.simplefilter("ignore", DeprecationWarning)
         torch.onnx.export(net, (x, z), str(path), input_names=["view", "extra"], output_names=["logit"], dynamo=False,

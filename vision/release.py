@@ -161,11 +161,18 @@ def release_recover(run_dir: str | Path, base: str | Path, name: str, threshold:
         raise FileNotFoundError(f"No model at {base}.")
     from .recognize import PRUNE_NET
 
+    reads = _reads_readings(net)
+    if reads and not keep_prune_net:
+        raise ValueError(f"The net at {net} reads the classifier's readings, so it only recovers dropped boxes: "
+                         "release it with --keep-prune-net.")
     kept_net = None
     if keep_prune_net:  # read before recover.onnx may be replaced (dest may be base)
         old = next((base / f for f in (PRUNE_NET, "recover.onnx") if (base / f).is_file()), None)
         if old is None:
             raise FileNotFoundError(f"The model at {base} has no recover net to keep for pruning.")
+        if _reads_readings(old):
+            raise ValueError(f"The net at {old} reads the classifier's readings and cannot prune: the model at {base} "
+                             "has no net to keep for pruning.")
         kept_net = old.read_bytes()
     dest = MODELS_DIR / name
     if dest.resolve() != base.resolve():
@@ -189,11 +196,19 @@ def release_recover(run_dir: str | Path, base: str | Path, name: str, threshold:
         meta.pop("prune_net", None)
     meta["recover_net"] = {"run": _relative(str(run_dir)), "epochs": len(figures),
                            "last_epoch": figures[-1] if figures else {},
-                           "released": dt.date.today().isoformat()} | (extra or {})
+                           "released": dt.date.today().isoformat()} | ({"readings": True} if reads else {}) | (extra or {})
     meta.pop("evaluation", None)  # the figures measured were the base model's
     meta_p.write_text(json.dumps(meta, indent=1, ensure_ascii=False))
     write_card(dest, meta)
     return dest
+
+
+def _reads_readings(net: Path) -> bool:
+    """Whether the box net at ``net`` reads the classifier's readings (vision.recover.reads_readings)."""
+    from .recognize import _session
+    from .recover import reads_readings
+
+    return reads_readings(_session(net))
 
 
 def write_card(dest: Path, meta: dict[str, Any]) -> Path:
@@ -226,8 +241,9 @@ def write_card(dest: Path, meta: dict[str, Any]) -> Path:
                   f"- {meta.get('thresholds_note', '')}"]
         if meta.get("recover", 2.0) <= 1:
             r = meta.get("recover_net", {})
+            reads = "; it reads the classifier's readings of the box as well (vision.recover.readings)" if r.get("readings") else ""
             lines.append(f"- recover net (`recover.onnx`, vision.recover): a box NMS dropped becomes a card when the net gives it "
-                         f"≥ {meta['recover']}" + "".join(f"; {r[k]}" for k in ("recipe", "note") if r.get(k)))
+                         f"≥ {meta['recover']}{reads}" + "".join(f"; {r[k]}" for k in ("recipe", "note") if r.get(k)))
             pn = meta.get("prune_net")
             if meta.get("prune", 0.0) > 0:
                 lines.append(f"- pruning (vision.recover.prune): a kept box {'the prune net' if pn else 'the same net'}, judging "

@@ -20,6 +20,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "dropped it, gives less than this are left out (--release; 0: never)")
     p.add_argument("--keep-prune-net", action="store_true", help="recover: the new net only recovers dropped boxes; "
                    "pruning and the spares keep the --model's net, released as prune.onnx (--release)")
+    p.add_argument("--readings", action="store_true", help="recover: the net reads what the classifier reads in each "
+                   "dropped box too (how sure, whether it repeats the code of a kept box it overlaps); it only recovers, "
+                   "so its release needs --keep-prune-net")
     p.add_argument("--repeat", default="", help="classify: codes whose training crops count several times, e.g. fu,lu,shou,xi,cai=4")
     p.add_argument("--epochs", type=int, default=None)
     p.add_argument("--imgsz", type=int, default=None)
@@ -130,7 +133,7 @@ def _recover(args: argparse.Namespace) -> int:
         print(f"{split} views: {got['candidates']} boxes NMS dropped on {got['scenes']} scenes, {got['cards']} of them cards")
     try:
         res = recover_train.fit([views["train"]], [views["val"]], run_dir, epochs=args.epochs or 12, resume=args.resume,
-                                batch=args.batch or 128)
+                                batch=args.batch or 128, with_readings=args.readings)
     except (FileNotFoundError, ValueError) as e:
         raise UserError(str(e)) from None
     print(f"trained: {run_dir}/recover.onnx {res['last']}")
@@ -140,7 +143,7 @@ def _recover(args: argparse.Namespace) -> int:
         try:
             dest = release_recover(run_dir, base, args.release, args.threshold, prune=args.prune,
                                    keep_prune_net=args.keep_prune_net)
-        except FileNotFoundError as e:
+        except (FileNotFoundError, ValueError) as e:
             raise UserError(str(e)) from None
         print(f"released: {dest}")
     return 0
