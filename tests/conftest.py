@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -20,3 +22,16 @@ def sample_scenes() -> list[Path]:
     files = sorted(SAMPLES.glob("hand_*.jpg"))
     assert files, "docs/samples/hand_*.jpg are committed sample photos"
     return files
+
+
+def model_variant(dest: Path, copy: bool = False, **settings) -> Path:
+    """A model folder at ``dest``: the released model's networks (linked, or copied with ``copy``) and its
+    model.json with ``settings`` changed, to run the released networks under other thresholds."""
+    from vision.recognize import BOX_NETS
+
+    dest.mkdir(parents=True)
+    for f in ("detector.onnx", "classifier.onnx", *BOX_NETS):
+        if (MODEL / f).is_file():
+            shutil.copy(MODEL / f, dest / f) if copy else (dest / f).symlink_to(MODEL / f)
+    (dest / "model.json").write_text(json.dumps(json.loads((MODEL / "model.json").read_text()) | settings))
+    return dest

@@ -335,18 +335,12 @@ def test_fuse_averages_each_box_with_its_mirror_image():
 
 
 def test_mirrored_look_reads_the_sample_photo(tmp_path):
-    import shutil
-
+    from tests.conftest import model_variant
     from vision.evaluate import match
     from vision.imageio import load_image
-    from vision.recognize import BOX_NETS, DEFAULT_MODEL, _sessions, decode, model_info, recognize_array
+    from vision.recognize import _sessions, decode, model_info, recognize_array
 
-    d = tmp_path / "mirror"
-    d.mkdir()
-    for f in ("detector.onnx", "classifier.onnx", *BOX_NETS):
-        if (DEFAULT_MODEL / f).is_file():
-            shutil.copy(DEFAULT_MODEL / f, d / f)
-    (d / "model.json").write_text(json.dumps(json.loads((DEFAULT_MODEL / "model.json").read_text()) | {"mirror": True}))
+    d = model_variant(tmp_path / "mirror", copy=True, mirror=True)
     img = load_image(SAMPLES / "hand_5.jpg")
     gt = _gt(5)
     cards = recognize_array(img, d).cards

@@ -5,9 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.conftest import requires_model
+from tests.conftest import model_variant, requires_model
 from vision.geometry import obb_to_quad
-from vision.recognize import BOX_NETS
 from vision.recover import ACROSS, ALONG, CHANNELS, VIEW_H, VIEW_W, choose, view
 
 
@@ -153,19 +152,12 @@ def test_released_model_recovers_cards_its_nms_dropped(tmp_path):
 
     from tests.conftest import SAMPLES
     from vision.evaluate import match
-    from vision.recognize import model_info, recognize
+    from vision.recognize import recognize
 
     truth = json.loads((SAMPLES / "hand_6.json").read_text())["cards"]
-    info = model_info(None)
 
     def with_settings(name: str, **settings) -> list:
-        d = tmp_path / name
-        d.mkdir()
-        for f in ("detector.onnx", "classifier.onnx", *BOX_NETS):
-            if (info.path / f).is_file():
-                (d / f).symlink_to(info.path / f)
-        (d / "model.json").write_text(json.dumps(json.loads((info.path / "model.json").read_text()) | {"iou": 0.2} | settings))
-        return recognize(SAMPLES / "hand_6.jpg", d).cards
+        return recognize(SAMPLES / "hand_6.jpg", model_variant(tmp_path / name, **({"iou": 0.2} | settings))).cards
 
     off = with_settings("no-net", recover=2.0, prune=0.0)
     on = with_settings("net")
@@ -232,20 +224,13 @@ def test_released_model_prunes_the_extra_boxes_of_a_tight_stair(tmp_path):
 
     from tests.conftest import SAMPLES
     from vision.evaluate import match
-    from vision.recognize import model_info, recognize
+    from vision.recognize import recognize
 
     _every_card_right("hand_7")
     truth = json.loads((SAMPLES / "hand_7.json").read_text())["cards"]
-    info = model_info(None)
 
     def with_settings(name: str, **settings):
-        d = tmp_path / name
-        d.mkdir()
-        for f in ("detector.onnx", "classifier.onnx", *BOX_NETS):
-            if (info.path / f).is_file():
-                (d / f).symlink_to(info.path / f)
-        (d / "model.json").write_text(json.dumps(json.loads((info.path / "model.json").read_text()) | {"iou": 0.6} | settings))
-        return recognize(SAMPLES / "hand_7.jpg", d)
+        return recognize(SAMPLES / "hand_7.jpg", model_variant(tmp_path / name, **({"iou": 0.6} | settings)))
 
     off = with_settings("no-prune", prune=0.0)
     assert len(off.cards) >= len(truth) + 4 and "prune" not in off.timings_ms  # the premise: extra boxes kept
