@@ -201,10 +201,10 @@ def test_prune_leaves_out_a_second_box_on_a_card_and_nothing_else():
     from tests.conftest import SAMPLES
     from vision.geometry import axes, order_long_axis_vertical
     from vision.imageio import load_image
-    from vision.recognize import _recover_session, model_info, recognize
+    from vision.recognize import _prune_session, model_info, recognize
     from vision.recover import prune
 
-    net = _recover_session(str(model_info(None).path))
+    net = _prune_session(str(model_info(None).path))  # the net the model prunes with
     for name in ("hand_1", "hand_3", "hand_6"):
         img = load_image(SAMPLES / f"{name}.jpg")
         boxes = [(np.array(c.quad, np.float32), c.det_score) for c in recognize(img).cards]
@@ -250,7 +250,7 @@ def test_a_card_lying_free_is_never_pruned():
     every card is found and read right."""
     from tests.conftest import SAMPLES
     from vision.imageio import load_image
-    from vision.recognize import _recover_session, model_info
+    from vision.recognize import _prune_session, model_info
     from vision.recover import PRUNE_COVER, covered, inputs
 
     rec = _every_card_right("hand_8")
@@ -258,7 +258,7 @@ def test_a_card_lying_free_is_never_pruned():
     # what the net alone would say of those three, and how little the others cover them
     img = load_image(SAMPLES / "hand_8.jpg")
     boxes = [(np.array(c.quad, np.float32), c.det_score) for c in rec.cards]
-    net = _recover_session(str(model_info(None).path))
+    net = _prune_session(str(model_info(None).path))  # the net the model prunes with
     from vision.recover import _run
 
     free = []

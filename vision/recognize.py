@@ -217,7 +217,8 @@ def _recover_session(path: str):
 
 # A model may judge its kept boxes and its spares with another net than the one that recovers dropped boxes:
 # PRUNE_NET when the folder has it (changpai-v13: a recover net trained on its own detector's dropped boxes
-# recovers more fan cards, while the older net, kept as prune.onnx, prunes better; vision.release.release_recover)
+# recovers more fan cards, while the older net, kept as prune.onnx, prunes better; vision.release.release_recover;
+# a net that reads the classifier's readings, as changpai-v14's, only recovers and always needs one)
 PRUNE_NET = "prune.onnx"
 BOX_NETS = ("recover.onnx", PRUNE_NET)  # the nets that judge boxes, not faces: what a calibrated model carries over
 
