@@ -32,6 +32,21 @@ def _every_card_right(name: str):
     return rec
 
 
+def _scenes_to_train_on(tmp_path, monkeypatch, n: int, seed: int):
+    """``n`` winning-hand scenes rendered under tmp_path/hands, with runs/ and models/ under tmp_path too."""
+    import vision.release as release
+    import vision.train as train
+    from vision.synth import Job, prepare, render_one
+
+    job = Job(str(tmp_path / "hands"), "hands", n, seed, ("classic",), None, 0.0, 960, 720)
+    prepare(job)
+    for i in range(job.n):
+        render_one(job, i)
+    monkeypatch.setattr(train, "RUNS", tmp_path / "runs")
+    monkeypatch.setattr(release, "MODELS_DIR", tmp_path / "models")
+    return job
+
+
 def test_view_centres_the_box_and_draws_the_kept_boxes():
     img = np.full((400, 400, 3), 200, np.uint8)
     img[130:270, 185:215] = (0, 0, 255)  # the card at the box is red; the rest grey
@@ -71,19 +86,11 @@ def test_choose_keeps_one_box_per_card_above_the_threshold():
 def test_train_recover_collects_trains_and_releases(tmp_path, monkeypatch, capsys):
     import json
 
-    import vision.release as release
-    import vision.train as train
     from app.cli import main
     from vision.recognize import model_info, recognize
     from vision.recover_train import load
-    from vision.synth import Job, prepare, render_one
 
-    job = Job(str(tmp_path / "hands"), "hands", 5, 4, ("classic",), None, 0.0, 960, 720)
-    prepare(job)
-    for i in range(job.n):
-        render_one(job, i)
-    monkeypatch.setattr(train, "RUNS", tmp_path / "runs")
-    monkeypatch.setattr(release, "MODELS_DIR", tmp_path / "models")
+    job = _scenes_to_train_on(tmp_path, monkeypatch, n=5, seed=4)
     args = ["train", "recover", "--data", job.out, "--val", job.out, "--epochs", "1", "--batch", "4", "--workers", "1",
             "--name", "r", "--release", "m", "--threshold", "0.5", "--prune", "0.01"]
     assert main(args) == 0
@@ -306,21 +313,13 @@ def test_a_net_that_reads_the_readings_only_recovers(tmp_path, monkeypatch, caps
 
     import onnxruntime as ort
 
-    import vision.release as release
-    import vision.train as train
     from app.cli import main
     from tests.conftest import SAMPLES
     from vision.recognize import ModelError, model_info, recognize
     from vision.recover import EXTRA, READS, reads_readings
     from vision.recover_train import load
-    from vision.synth import Job, prepare, render_one
 
-    job = Job(str(tmp_path / "hands"), "hands", 4, 6, ("classic",), None, 0.0, 960, 720)
-    prepare(job)
-    for i in range(job.n):
-        render_one(job, i)
-    monkeypatch.setattr(train, "RUNS", tmp_path / "runs")
-    monkeypatch.setattr(release, "MODELS_DIR", tmp_path / "models")
+    job = _scenes_to_train_on(tmp_path, monkeypatch, n=4, seed=6)
     args = ["train", "recover", "--data", job.out, "--val", job.out, "--epochs", "1", "--batch", "4", "--workers", "1",
             "--name", "r", "--readings", "--threshold", "0.5", "--prune", "0.01"]
     capsys.readouterr()
