@@ -23,7 +23,8 @@ READINGS = "reads"  # the classifier's readings of the views (vision.recover.rea
 def collect(roots: list[str | Path], model: str | Path | None, out: str | Path, progress: bool = True,
             limit: int | None = None, workers: int = 1) -> dict[str, int]:
     """Views of the candidates the recognizer's NMS dropped on every scene of ``roots`` (folders of `changpai
-    synth` with gt/), labelled 1 when the candidate finds a card no kept box found; saved to ``out`` (.npz)."""
+    synth` with gt/), labelled 1 when the candidate finds a card no kept box found, with the classifier's readings
+    of each (vision.recover.readings: a net trained ``with_readings`` takes them); saved to ``out`` (.npz)."""
     files = [(str(r), str(f)) for r in roots for f in sorted(Path(r, "gt").glob("*.json"))][:limit]
     if not files:
         raise FileNotFoundError(f"No ground truth under {', '.join(map(str, roots))} (gt/*.json of `changpai synth`).")
