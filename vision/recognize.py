@@ -368,8 +368,7 @@ def recognize_found(img: np.ndarray, model: str | Path | ModelInfo | None = None
     dets = found.boxes + found.crowded  # crowded boxes are read only to be offered as spares
     t1 = time.perf_counter()
     quads = [order_long_axis_vertical(q) for q, _ in dets]
-    crops = [fold(rectify(img, q, ordered=True)) for q in quads]
-    probs, p_none = faces_only(classify(cls_s, crops, info.temperature), info)
+    probs, p_none = read_boxes(img, quads, cls_s, info)
     face = p_none < NOT_A_CARD_P
     n = len(found.boxes)
     keep = [k for k, (_, s) in enumerate(dets[:n])
@@ -413,7 +412,7 @@ def _recovered(img: np.ndarray, found: Found, kept: list[np.ndarray], kept_p: np
         return [], np.zeros((0, len(info.codes)), np.float32), []
     session = _recover_session(str(info.path))
     if reads_readings(session):  # every candidate read first: the net weighs the readings
-        probs, p_none = _read(img, [q for q, _ in cands], cls_s, info)
+        probs, p_none = read_boxes(img, [order_long_axis_vertical(q) for q, _ in cands], cls_s, info)
         reads = readings([q for q, _ in cands], probs, p_none, kept, [int(np.argmax(p)) for p in kept_p])
         judged = judge(session, img, cands, kept, reads)
         chosen = choose(cands, judged, info.recover)
@@ -421,15 +420,15 @@ def _recovered(img: np.ndarray, found: Found, kept: list[np.ndarray], kept_p: np
     else:
         judged = judge(session, img, cands, kept)
         chosen = choose(cands, judged, info.recover)
-        probs, p_none = _read(img, [cands[i][0] for i in chosen], cls_s, info)
+        probs, p_none = read_boxes(img, [order_long_axis_vertical(cands[i][0]) for i in chosen], cls_s, info)
     face = [k for k in range(len(chosen)) if p_none[k] < NOT_A_CARD_P]
     return [cands[chosen[k]] for k in face], probs[face], [float(judged[chosen[k]]) for k in face]
 
 
-def _read(img: np.ndarray, quads: list[np.ndarray], cls_s, info: ModelInfo) -> tuple[np.ndarray, np.ndarray]:
-    """The classifier's reading of each box: probabilities over the codes, and p(no card face)."""
-    crops = [fold(rectify(img, order_long_axis_vertical(q), ordered=True)) for q in quads]
-    return faces_only(classify(cls_s, crops, info.temperature), info)
+def read_boxes(img: np.ndarray, quads: list[np.ndarray], cls_s, info: ModelInfo) -> tuple[np.ndarray, np.ndarray]:
+    """The classifier's reading of each box (quads with their corners in order_long_axis_vertical's order):
+    probabilities over the codes, and p(no card face)."""
+    return faces_only(classify(cls_s, [fold(rectify(img, q, ordered=True)) for q in quads], info.temperature), info)
 
 
 def _judged(img: np.ndarray, spares: list[Card], cards: list[Card], info: ModelInfo) -> list[Card]:

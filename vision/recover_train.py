@@ -67,8 +67,8 @@ def _collect_part(job: tuple[list[tuple[str, str]], str | None, bool]) -> tuple[
         kept = [np.array(c.quad, np.float32) for c in rec.cards]
         seen = {j for _, j in match(kept, truth)}
         todo, v, e = inputs(img, found.candidates, kept)
-        quads = [found.candidates[i][0] for i in todo]
-        probs, p_none = R._read(img, quads, cls_s, info)
+        quads = [R.order_long_axis_vertical(found.candidates[i][0]) for i in todo]
+        probs, p_none = R.read_boxes(img, quads, cls_s, info)
         reads += readings(quads, probs, p_none, kept, [info.codes.index(c.code) for c in rec.cards]).tolist()
         for i in todo:
             m = match([found.candidates[i][0]], truth)

@@ -12,9 +12,9 @@ from pathlib import Path
 import numpy as np
 
 from .evaluate import MIN_VISIBLE, match
-from .geometry import fold, order_long_axis_vertical, rectify
+from .geometry import order_long_axis_vertical
 from .imageio import load_image
-from .recognize import NOT_A_CARD_P, RawBoxes, _sessions, classify, decode, faces_only, model_info, nms
+from .recognize import NOT_A_CARD_P, RawBoxes, _sessions, decode, model_info, nms, read_boxes
 
 FLOOR = 0.05  # the lowest detector score any setting tried here looks at
 
@@ -60,7 +60,7 @@ def tune_rescue(scenes: str | Path, val: list[dict], info, iou: float, raws: lis
         cards = [c for c in gt["cards"] if c["visible"] >= MIN_VISIBLE]
         dets = nms(raw, 0.1, iou)
         quads = [order_long_axis_vertical(q) for q, _ in dets]
-        probs, p_none = faces_only(classify(cls, [fold(rectify(img, q, ordered=True)) for q in quads], info.temperature), info)
+        probs, p_none = read_boxes(img, quads, cls, info)
         face = p_none < NOT_A_CARD_P
         cache.append(([q for q, f in zip(quads, face, strict=True) if f], np.array([sc for _, sc in dets])[face], probs[face],
                       [np.array(c["quad"], np.float32) for c in cards], [info.codes.index(c["code"]) for c in cards]))
