@@ -58,3 +58,34 @@ def test_mine_cli_files_crops_under_none_and_by_code(tmp_path, capsys):
     assert main(["mine", str(tmp_path / "scenes"), "--out", str(tmp_path / "cards"), "--limit", "2"]) == 0
     assert {p.parent.name for p in (tmp_path / "cards").glob("*/*/*.jpg")} <= set(CODES) and any((tmp_path / "cards").rglob("*.jpg"))
     assert main(["mine", str(tmp_path / "nowhere"), "--out", str(tmp_path / "x")]) == 2
+
+
+@requires_model
+def test_hard_mining_keeps_only_the_crops_the_classifier_errs_on(tmp_path):
+    from app.cli import main
+    from vision.imageio import load_image
+    from vision.mine import _misread
+    from vision.recognize import _sessions, model_info
+
+    gts = _scenes(tmp_path / "scenes", 3)
+    info = model_info(None)
+    _, cls = _sessions(str(info.path))
+    gt = next(g for g in gts if len(g["cards"]) >= 5)
+    img = load_image(tmp_path / "scenes" / gt["image"])
+    cards = [c for c in gt["cards"] if c["visible"] >= 0.9]
+    quads = [np.array(c["quad"], np.float32) for c in cards]
+    codes = [c["code"] for c in cards]
+    # read at their true corners, fully visible cards are read right and sure: none is hard
+    assert _misread(img, quads, codes, cls, info, 0.5) == []
+    # told the wrong codes, every box is a misread; nothing can be read with more than certainty
+    wrong = [CODES[(CODES.index(c) + 1) % 27] for c in codes]
+    assert _misread(img, quads, wrong, cls, info, 0.5) == list(range(len(cards)))
+    assert _misread(img, quads, codes, cls, info, 1.01) == list(range(len(cards)))
+    # the command: hard crops are a subset of all crops, filed the same way
+    assert main(["mine", str(tmp_path / "scenes"), "--out", str(tmp_path / "all")]) == 0
+    assert main(["mine", str(tmp_path / "scenes"), "--out", str(tmp_path / "hard"), "--hard", "0.999"]) == 0
+    every = {p.relative_to(tmp_path / "all") for p in (tmp_path / "all").rglob("*.jpg")}
+    hard = {p.relative_to(tmp_path / "hard") for p in (tmp_path / "hard").rglob("*.jpg")}
+    assert hard < every
+    assert main(["mine", str(tmp_path / "scenes"), "--out", str(tmp_path / "x"), "--hard", "0"]) == 2
+    assert main(["mine", str(tmp_path / "scenes"), "--out", str(tmp_path / "x"), "--hard", "0.9", "--negatives"]) == 2

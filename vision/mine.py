@@ -12,7 +12,7 @@ import numpy as np
 from .evaluate import MIN_VISIBLE, match
 from .geometry import CARD_ASPECT, fold, obb_to_quad, order_long_axis_vertical, quad_iou, rectify
 from .imageio import load_image
-from .recognize import NOT_A_CARD, _sessions, find_boxes, model_info
+from .recognize import NOT_A_CARD, NOT_A_CARD_P, _sessions, find_boxes, model_info, read_boxes
 
 
 def _scenes(scenes: Path, limit: int | None, val_every: int, desc: str, progress: bool):
@@ -31,23 +31,39 @@ def _save_crop(img: np.ndarray, quad: np.ndarray, path: Path) -> None:
 
 
 def mine(scenes: str | Path, out: str | Path, model: str | Path | None = None, limit: int | None = None,
-         val_every: int = 10, progress: bool = True) -> int:
+         val_every: int = 10, progress: bool = True, hard: float | None = None) -> int:
     """For each scene of a `synth --kind detect|hands` folder, crop every box recognize reads
     (recognize.find_boxes) that matches a ground-truth card and file it under ``out/{train,val}/<true code>/``.
+    With ``hard``, only the boxes the model's own classifier reads wrong, or right with less than ``hard``
+    probability (the crops it still errs on: half-covered cards in stairs and fans), are cut.
     Returns the number of crops."""
     scenes, out = Path(scenes), Path(out)
     info = model_info(model)
-    det, _ = _sessions(str(info.path))
+    det, cls = _sessions(str(info.path))
     n = 0
-    for p, gt, img, split in _scenes(scenes, limit, val_every, "mine crops", progress):
+    for p, gt, img, split in _scenes(scenes, limit, val_every, "mine hard crops" if hard else "mine crops", progress):
         cards = [c for c in gt["cards"] if c["visible"] >= MIN_VISIBLE]
         if not cards:
             continue
         dets = find_boxes(det, img, info).boxes
-        for i, j in match([d[0] for d in dets], [np.array(c["quad"], np.float32) for c in cards]):
+        pairs = match([d[0] for d in dets], [np.array(c["quad"], np.float32) for c in cards])
+        if hard is not None:
+            pairs = [pairs[k] for k in _misread(img, [dets[i][0] for i, _ in pairs], [cards[j]["code"] for _, j in pairs],
+                                                cls, info, hard)]
+        for i, j in pairs:
             _save_crop(img, dets[i][0], out / split / cards[j]["code"] / f"det_{p.stem}_{j:02d}.jpg")
             n += 1
     return n
+
+
+def _misread(img: np.ndarray, quads: list[np.ndarray], codes: list[str], cls, info, sure: float) -> list[int]:
+    """Which of the boxes ``quads`` (true codes ``codes``) the classifier reads wrong, or right with less than
+    ``sure``, or as no card face."""
+    if not quads:
+        return []
+    probs, p_none = read_boxes(img, [order_long_axis_vertical(q) for q in quads], cls, info)
+    return [k for k, (p, pn, code) in enumerate(zip(probs, p_none, codes, strict=True))
+            if pn >= NOT_A_CARD_P or info.codes[int(np.argmax(p))] != code or float(p.max()) < sure]
 
 
 def negative_quads(gt: dict, found: list[np.ndarray], rng: np.random.Generator) -> list[np.ndarray]:
