@@ -41,7 +41,7 @@ def mine(scenes: str | Path, out: str | Path, model: str | Path | None = None, l
     info = model_info(model)
     det, cls = _sessions(str(info.path))
     n = 0
-    for p, gt, img, split in _scenes(scenes, limit, val_every, "mine hard crops" if hard else "mine crops", progress):
+    for p, gt, img, split in _scenes(scenes, limit, val_every, "mine hard crops" if hard is not None else "mine crops", progress):
         cards = [c for c in gt["cards"] if c["visible"] >= MIN_VISIBLE]
         if not cards:
             continue
