@@ -72,11 +72,13 @@ def test_repair_fixes_one_misread_card_and_reports_it(hand_scenes):
     assert sorted(ps.repair.codes) == sorted(hand_codes) or not ps.repair.changes
 
 
-@pytest.mark.parametrize("p_true,repaired", [(0.03, False), (0.1, True)])
+@pytest.mark.parametrize("p_true,repaired", [(0.005, False), (0.03, True), (0.1, True)])
 def test_a_repair_takes_only_readings_the_classifier_gives_some_weight(hand_scenes, p_true, repaired):
-    from vision.pipeline import REPAIR_MIN_P
+    """Readings of REPAIR_MIN_P or more are searched first; one down to LAST_MIN_P only when nothing else makes
+    a legal win; less, never."""
+    from vision.pipeline import LAST_MIN_P, REPAIR_MIN_P
 
-    assert 0.03 < REPAIR_MIN_P <= 0.1
+    assert LAST_MIN_P < 0.03 < REPAIR_MIN_P <= 0.1 and 0.005 < LAST_MIN_P
     gt = hand_scenes[0]
 
     def misread(cards):
@@ -91,7 +93,7 @@ def test_a_repair_takes_only_readings_the_classifier_gives_some_weight(hand_scen
         ps = None
     if repaired:
         assert ps.repair.changes and ps.result.total == gt["expected_total"]
-    else:  # a 3 % reading is no explanation: the hand is reported as seen, never silently changed
+    else:  # a 0.5 % reading is no explanation: the hand is reported as seen, never silently changed
         assert ps is None or not ps.repair.changes
 
 
