@@ -457,7 +457,7 @@ def score_layout(rec: Recognition, lay: TableLayout, ctx: PhotoContext, repair_o
             try:
                 rr.result, kwargs = score_hand(build_hand(concealed=rr.codes, **repaired_kwargs)), repaired_kwargs
             except HandError:
-                pass  # cannot be: the same cards, only context dropped before is kept now
+                pass  # the context does not fit the repaired cards either: scored as first found
     quads = [c for c, n in conc.items() if n == 4 and c not in ctx.from_deal]
     if quads:
         defaults.append(Msg("quads_later", f"concealed quad(s) {' '.join(quads)} counted as 后摸 (collected after the deal)", codes=quads))
