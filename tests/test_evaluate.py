@@ -135,3 +135,31 @@ def test_eval_set_measures_changed_thresholds_without_a_model_folder(tmp_path, c
                       (["--set", "prune=x"], "NAME=NUMBER")):
         assert main(["eval", str(d), *bad]) == 2
         assert says in capsys.readouterr().err
+
+
+def test_the_wrong_cards_are_told_apart_misread_missed_and_extra():
+    """CardTally: a misread card with the rank of its true code among the readings, a missed card with the spare
+    offered on it, a box on no card; each photo's row names them."""
+    from vision.evaluate import CardTally, format_errors
+    from vision.recognize import Card
+
+    def quad(x):
+        return [[x, 0], [x + 30, 0], [x + 30, 90], [x, 90]]
+
+    gt = {"image": "a.jpg", "cards": [{"code": c, "quad": quad(40 * k), "visible": 1.0} for k, c in enumerate(["1t", "2t", "3t", "4t"])]}
+    cards = [Card("1t", 0.99, [("1t", 0.99)], quad(0)),
+             Card("5t", 0.6, [("5t", 0.6), ("2t", 0.3), ("9b", 0.1)], quad(40)),  # 2t misread, truth 2nd
+             Card("8w", 0.9, [("8w", 0.9), ("7w", 0.1)], quad(80)),  # 3t misread, truth not among the readings
+             Card("qz", 0.9, [("qz", 0.9)], quad(400))]  # on no card
+    spares = [Card("4t", 0.8, [("4t", 0.8)], quad(120))]  # on the missed 4t
+    tally = CardTally()
+    assert not tally.add(gt, cards, spares)
+    e = tally.errors()
+    assert e == {"misread": 2, "misread_true_2nd": 1, "misread_true_in_top5": 1, "missed": 1, "missed_spare_offered": 1,
+                 "missed_spare_right": 1, "extra": 1}
+    row = tally.rows[0]
+    assert sorted((m["true"], m["read"], m["rank_true"] or 0) for m in row["misread"]) == [("2t", "5t", 2), ("3t", "8w", 0)]
+    assert row["missed"] == [{"true": "4t", "visible": 1.0, "spare": "4t"}]
+    assert tally.report()["errors"] == e and "2 misread" in format_errors(e)
+    tally.add(gt, cards)  # no spares given: the missed card was offered none
+    assert tally.rows[1]["missed"][0]["spare"] is None

@@ -80,7 +80,7 @@ def evaluate(root: str | Path, model: str | Path | ModelInfo | None = None, limi
             rec = recognize(img_path, info)
             times.append((time.perf_counter() - t) * 1000)
         lat.append(float(np.median(times)))
-        tally.add(gt, rec.cards)
+        tally.add(gt, rec.cards, rec.spares)
     changed = changed_settings(info)
     return {"images": len(gts)} | ({"settings": changed} if changed else {}) | tally.report(box_errors=True) | \
         ({"repeat": repeat} if repeat > 1 else {}) | {
@@ -99,13 +99,16 @@ class CardTally:
         self.errs: dict[str, list[float]] = {"across": [], "along": [], "width": [], "length": [], "iou": []}
         self.rows: list[dict[str, Any]] = []
 
-    def add(self, gt: dict[str, Any], cards: list) -> bool:
-        """One photo: its ground truth (`changpai synth` gt JSON) and the cards recognized; True when exact."""
+    def add(self, gt: dict[str, Any], cards: list, spares: list | None = None) -> bool:
+        """One photo: its ground truth (`changpai synth` gt JSON) and the cards recognized (and the spares offered
+        to the repairs, ``Recognition.spares``); True when exact. Its row tells each misread card (with the rank of
+        the true code among its readings) and each missed one (with the spare offered on it, if any)."""
         gcards = [c for c in gt["cards"] if c["visible"] >= MIN_VISIBLE]
         pq = [np.array(c.quad, np.float32) for c in cards]
         gq = [np.array(c["quad"], np.float32) for c in gcards]
         m = match(pq, gq)
         ok = 0
+        misread = []
         for i, j in m:
             g, pr = gcards[j]["code"], cards[i].code
             for k, val in (box_error(pq[i], gq[j]) | {"iou": quad_iou(pq[i], gq[j])}).items():
@@ -116,6 +119,17 @@ class CardTally:
                 self.per_class_ok[g] += 1
             else:
                 self.confusion[(g, pr)] += 1
+                read = [a[0] for a in cards[i].alternatives]
+                misread.append({"true": g, "read": pr, "p_read": round(cards[i].confidence, 3),
+                                "rank_true": read.index(g) + 1 if g in read else None, "visible": gcards[j]["visible"]})
+        found = {j for _, j in m}
+        sq = [np.array(c.quad, np.float32) for c in spares or []]
+        missed = []
+        for j in range(len(gq)):
+            if j not in found:
+                on = match(sq, [gq[j]])
+                missed.append({"true": gcards[j]["code"], "visible": gcards[j]["visible"],
+                               "spare": spares[on[0][0]].code if on else None})
         self.tp += len(m)
         self.fp += len(pq) - len(m)
         self.fn += len(gq) - len(m)
@@ -123,8 +137,18 @@ class CardTally:
         is_exact = len(m) == len(gq) == len(pq) and ok == len(m)
         self.exact += is_exact
         self.rows.append({"image": gt["image"], "cards": len(gq), "found": len(m), "extra": len(pq) - len(m), "right": ok,
-                          "exact": is_exact})
+                          "exact": is_exact} | ({"misread": misread} if misread else {}) | ({"missed": missed} if missed else {}))
         return is_exact
+
+    def errors(self) -> dict[str, int]:
+        """What the wrong cards were: misread (the true code the 2nd reading, among the 5), missed (a spare offered
+        on it: one the repairs can add; read right), extra."""
+        mis = [e for r in self.rows for e in r.get("misread", [])]
+        gone = [e for r in self.rows for e in r.get("missed", [])]
+        return {"misread": len(mis), "misread_true_2nd": sum(e["rank_true"] == 2 for e in mis),
+                "misread_true_in_top5": sum(e["rank_true"] is not None for e in mis),
+                "missed": len(gone), "missed_spare_offered": sum(e["spare"] is not None for e in gone),
+                "missed_spare_right": sum(e["spare"] == e["true"] for e in gone), "extra": self.fp}
 
     def report(self, box_errors: bool = False) -> dict[str, Any]:
         tp, fp, fn = self.tp, self.fp, self.fn
@@ -141,6 +165,7 @@ class CardTally:
                                      "p10": round(float(np.percentile(v, 10)), 4), "p90": round(float(np.percentile(v, 90)), 4)}
                                  for k, v in self.errs.items() if v}
         return out | {
+            "errors": self.errors(),
             "confusions": [{"true": a, "pred": b, "count": c} for (a, b), c in self.confusion.most_common(20)],
             "per_class_accuracy": {k: round(self.per_class_ok[k] / self.per_class[k], 4) for k in sorted(self.per_class)},
             "per_image": self.rows,
@@ -162,10 +187,18 @@ def format_report(r: dict[str, Any]) -> str:
         lines.append(f"  box errors (std)      across {b['across']['std']:.3f} W, along {b['along']['std']:.3f} L, "
                      f"width ×{b['width']['mean']:.3f}±{b['width']['std']:.3f}, length ×{b['length']['mean']:.3f}±"
                      f"{b['length']['std']:.3f}, IoU mean {b['iou']['mean']:.2f} p10 {b['iou']['p10']:.2f}")
+    lines.append("  wrong cards           " + format_errors(r["errors"]))
     if r["confusions"]:
         pairs = ", ".join(f"{c['true']}→{c['pred']} ×{c['count']}" for c in r["confusions"][:8])
         lines.append("  most confused (true → predicted): " + pairs)
     return "\n".join(lines)
+
+
+def format_errors(e: dict[str, int]) -> str:
+    """CardTally.errors in one line."""
+    return (f"{e['misread']} misread (the true code 2nd in {e['misread_true_2nd']}, among the 5 readings in "
+            f"{e['misread_true_in_top5']}), {e['missed']} missed ({e['missed_spare_offered']} offered as spares, "
+            f"{e['missed_spare_right']} of them read right), {e['extra']} extra")
 
 
 class RecognitionsError(ValueError):
@@ -235,7 +268,7 @@ def evaluate_hands(root: str | Path, model: str | Path | ModelInfo | None = None
         else:
             rec = made[gt["image"]] = recognize(root / gt["image"], info)
         error = None
-        photo_exact = tally.add(gt, rec.cards)
+        photo_exact = tally.add(gt, rec.cards, rec.spares)
         try:
             with_rep = score_recognition(rec, ctx, repair_on=True)
             total_rep, won = with_rep.result.total, with_rep.result.is_win
@@ -255,7 +288,9 @@ def evaluate_hands(root: str | Path, model: str | Path | ModelInfo | None = None
         repaired += n_rep > 0
         rows.append({"image": gt["image"], "layout": gt.get("layout"), "expected": exp, "without_repair": total_plain,
                      "with_repair": total_rep, "won": won, "repairs": n_rep,
-                     "other_reading": flagged, "cards_exact": photo_exact} | ({"error": error} if error else {}))
+                     "other_reading": flagged, "cards_exact": photo_exact} | ({"error": error} if error else {})
+                    | {k: v for k, v in tally.rows[-1].items() if k in ("misread", "missed")} | ({"extra": tally.rows[-1]["extra"]}
+                                                                                               if tally.rows[-1]["extra"] else {}))
     if recognitions and made:
         save_recognitions(recognitions, (reuse or {}) | made, model_path)
     n = len(gts)

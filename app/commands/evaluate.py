@@ -29,7 +29,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from vision.evaluate import RecognitionsError, evaluate, format_report
+    from vision.evaluate import RecognitionsError, evaluate, format_errors, format_report
     from vision.recognize import ModelError
 
     if args.repeat < 1:
@@ -65,6 +65,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"  cards {c['cards']}: precision {c['precision'] * 100:.2f} %, recall {c['recall'] * 100:.2f} %, "
               f"classification {c['classification_accuracy'] * 100:.2f} %, photos with every card right "
               f"{c['whole_photo_exact'] * 100:.1f} %")
+        print("  wrong cards: " + format_errors(c["errors"]))
     else:
         print(format_report(r))
     print(f"report: {out}")
