@@ -370,23 +370,34 @@ def test_random_context_round_trip():
     assert ctx.win == d["win"]["card"] and ctx.jiang == d["jiang"]
 
 
+def _sure(gt):
+    """The recognition of ``gt`` with every box a sure card (none doubtful), and the hand's card indices."""
+    rec = _recognition_from_gt(gt)
+    for c in rec.cards:
+        c.det_score = 0.9
+    return rec, [i for i, g in enumerate(gt["cards"]) if g["group"] == "hand"]
+
+
+def _missed(rec, i):
+    """Card ``i`` missed by the detector: gone from the cards, offered as a spare; it and the recognition with it."""
+    card = rec.cards[i]
+    rec.cards = [c for k, c in enumerate(rec.cards) if k != i]
+    rec.spares = [Card(card.code, 0.95, card.alternatives, card.quad, det_score=0.4)]
+    return card, Recognition(rec.width, rec.height, [*rec.cards, rec.spares[0]])
+
+
 def test_a_box_across_two_cards_is_left_out_while_a_missed_card_is_added(hand_scenes):
     """Two changes at once: the detector boxed the gap between two cards (read unsure) and missed a card."""
     from vision.recognize import NOT_A_CARD, UNSURE
 
     done = 0
     for gt in hand_scenes:
-        rec = _recognition_from_gt(gt)
-        for c in rec.cards:
-            c.det_score = 0.9
-        hand = [i for i, g in enumerate(gt["cards"]) if g["group"] == "hand"]
-        missed = rec.cards[hand[-1]]
+        rec, hand = _sure(gt)
         a, b = rec.cards[hand[0]], rec.cards[hand[1]]
         across = ((np.array(a.quad) + np.array(b.quad)) / 2).tolist()  # a box over half of each
-        rec.cards = [c for k, c in enumerate(rec.cards) if k != hand[-1]]
+        missed, with_it = _missed(rec, hand[-1])
         rec.cards.append(Card("9w", UNSURE - 0.3, [("9w", UNSURE - 0.3), (a.code, 0.3)], across, det_score=0.7))
-        rec.spares = [Card(missed.code, 0.95, missed.alternatives, missed.quad, det_score=0.4)]
-        with_it = Recognition(rec.width, rec.height, [*rec.cards, rec.spares[0]])
+        with_it.cards.insert(-1, rec.cards[-1])
         if any(score_recognition(r, _ctx(gt), repair_on=False).result.is_win for r in (rec, with_it)):
             continue  # one change or none already makes a win (the fewest changes are taken)
         ps = score_recognition(rec, _ctx(gt))
@@ -420,15 +431,10 @@ def test_a_missed_card_and_a_misread_one_are_mended_together(hand_scenes):
 
     done = 0
     for gt in hand_scenes:
-        rec = _recognition_from_gt(gt)
-        for c in rec.cards:
-            c.det_score = 0.9
-        hand = [i for i, g in enumerate(gt["cards"]) if g["group"] == "hand"]
-        missed, true = rec.cards[hand[-1]], rec.cards[hand[0]].code
+        rec, hand = _sure(gt)
+        true = rec.cards[hand[0]].code
         rec.cards[hand[0]] = _misread(rec.cards[hand[0]])
-        rec.cards = [c for k, c in enumerate(rec.cards) if k != hand[-1]]
-        rec.spares = [Card(missed.code, 0.95, missed.alternatives, missed.quad, det_score=0.4)]
-        with_it = Recognition(rec.width, rec.height, [*rec.cards, rec.spares[0]])
+        missed, with_it = _missed(rec, hand[-1])
         if any(_wins_as_seen(r, gt) for r in (rec, with_it)):
             continue  # the misread card or the missing one happens to leave a legal win
         ps = score_recognition(rec, _ctx(gt))
@@ -448,13 +454,10 @@ def test_three_misread_cards_are_read_as_their_alternatives(hand_scenes):
     assert MIXED_CODE_CHANGES == 3
     done = 0
     for gt in hand_scenes:
-        rec = _recognition_from_gt(gt)
-        for c in rec.cards:
-            c.det_score = 0.9  # every box a sure card: no card is doubtful
+        rec, hand = _sure(gt)
         if score_recognition(rec, _ctx(gt)).result.total != gt["expected_total"]:
             continue  # the layout merged a group lying close (as test_layout_and_score_match_the_expected_totals allows)
-        hand = [i for i, g in enumerate(gt["cards"]) if g["group"] == "hand"][:3]
-        for k, i in enumerate(hand):
+        for k, i in enumerate(hand[:3]):
             rec.cards[i] = _misread(rec.cards[i], p_true=0.3, k=k)
         if _wins_as_seen(rec, gt):
             continue
@@ -473,10 +476,8 @@ def test_the_winning_card_counts_when_it_was_misread_and_repaired(hand_scenes):
     done = 0
     for gt in hand_scenes:
         ctx = _ctx(gt)
-        rec = _recognition_from_gt(gt)
-        for c in rec.cards:
-            c.det_score = 0.9
-        hand = [i for i, g in enumerate(gt["cards"]) if g["group"] == "hand" and g["code"] == ctx.win]
+        rec, hand = _sure(gt)
+        hand = [i for i in hand if gt["cards"][i]["code"] == ctx.win]
         if len(hand) != 1 or score_recognition(rec, ctx).result.total != gt["expected_total"]:
             continue  # the winning card must be the only one of its kind for its misreading to hide it
         rec.cards[hand[0]] = _misread(rec.cards[hand[0]], p_true=0.3)
