@@ -573,6 +573,29 @@ def test_another_legal_win_one_card_away_is_named_without_changing_the_total(han
     assert named >= 3
 
 
+def test_equal_cards_lying_apart_in_the_hand_are_named_as_a_possible_declared_group(hand_scenes):
+    """A declared group laid so close to the hand that the layout joins it: the total as scored stands, and a
+    check: warning gives the total with those cards as the group on the table."""
+    from vision.pipeline import OTHER_READING, _other_readings, layout_from_roles, score_layout
+
+    done = 0
+    for gt in hand_scenes:
+        rec, ctx = _recognition_from_gt(gt), _ctx(gt)
+        ps = score_recognition(rec, ctx)
+        if ps.result.total != gt["expected_total"] or not ps.layout.melds:
+            continue
+        for m, group in enumerate(ps.layout.melds):
+            roles = ["hand" if ps.role(i) == f"meld:{m}" else ps.role(i) for i in range(len(rec.cards))]
+            joined = score_layout(rec, layout_from_roles(roles), ctx, repair_on=False)
+            if not joined.result.is_win or joined.result.total == gt["expected_total"]:
+                continue  # read as part of the hand, the group makes no legal win, or the same total
+            checks = [w for w in _other_readings(joined, rec, ctx) if w.key == "check_group"]
+            assert gt["expected_total"] in [w.values["total"] for w in checks] and checks[0].startswith(OTHER_READING)
+            assert len(group) in [w.values["n"] for w in checks]
+            done += 1
+    assert done >= 2
+
+
 def test_the_pages_chinese_says_every_message_of_photo_to_hu(hand_scenes):
     """Warnings, defaults to confirm and errors are English strings that carry a key and values (scoring.messages);
     the Chinese page says each one from app/locales/zh.json, card codes by their names."""

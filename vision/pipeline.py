@@ -23,7 +23,7 @@ from scoring.rulesets import get_ruleset
 from scoring.score import ScoreResult, score_hand
 
 from .geometry import quad_iou
-from .layout import TableLayout, apart_readings, split_table
+from .layout import TableLayout, apart_readings, clusters, split_table
 from .recognize import NOT_A_CARD, SPARE_APART, SPARES, UNSURE, Card, Recognition, recognize
 
 MIN_CARDS = 8
@@ -139,9 +139,10 @@ OTHER_READING = "check:"  # how another legal win one change away is reported
 
 
 def _other_readings(ps: PhotoScore, rec: Recognition, ctx: PhotoContext) -> list[str]:
-    """One change to the cards as scored — a spare added, a doubtful card left out — that also makes a clean
-    legal win, with another total: the table should look at that card (on the 270 val photos of changpai-v5
-    this names 6 of the 7 wrong totals given on a legal win, and 46 of the 233 right ones)."""
+    """One change to the cards as scored — a spare added, a doubtful card left out, equal cards lying a little
+    apart in the hand taken as a declared group (_groups_in_hand) — that also makes a clean legal win, with another
+    total: the table should look at that card (on the 270 val photos of changpai-v5 the first two name 6 of the 7
+    wrong totals given on a legal win, and 46 of the 233 right ones)."""
     cards = [c for i, c in enumerate(ps.recognition.cards) if i not in ps.layout.ignored]
     taken = {tuple(map(tuple, c.quad)) for c in cards}
     base = replace(ps.recognition, cards=cards, spares=[c for c in rec.spares if tuple(map(tuple, c.quad)) not in taken])
@@ -157,7 +158,39 @@ def _other_readings(ps: PhotoScore, rec: Recognition, ctx: PhotoContext) -> list
                             f"card the hand is also a legal win, {total} 胡: look at that card", **v) if m.card is not None else
                         Msg("check_without", f"{OTHER_READING} without the card read as {c.code} ({v['p']}, detector {v['det']}) "
                             f"the hand is also a legal win, {total} 胡: look at that card", **v))
+    for g, other in _groups_in_hand(ps, ctx):
+        total = other.result.total
+        if total != ps.result.total and total not in found:
+            code, n = ps.recognition.cards[g[0]].code, len(g)
+            found[total] = Msg("check_group", f"{OTHER_READING} if the {n} {code} lying close to the hand are a group declared "
+                               f"on the table, the hand is also a legal win, {total} 胡: look at them", code=code, n=n, total=total)
     return list(found.values())
+
+
+GROUP_GAP = 0.35  # 3–4 equal cards of the hand this many card widths from the rest may be a declared group laid close
+
+
+def _groups_in_hand(ps: PhotoScore, ctx: PhotoContext) -> list[tuple[list[int], PhotoScore]]:
+    """Clusters of 3–4 equal cards in the hand as scored lying GROUP_GAP card widths or more from its other cards,
+    each with the photo scored with it as a group declared on the table, when that is a legal win (layout.clusters
+    joins cards closer than 0.45 widths: a group laid that close to the hand is read as part of it). On the 1,000
+    val photos (val_hands3, val_hands4) this warns of the one wrong total on a legal win it explains (val_hands3
+    000515) and of no right one; at 0.25 widths of one right one more."""
+    hand = ps.layout.hand
+    cards = [ps.recognition.cards[i] for i in hand]
+    out = []
+    for g in clusters(cards, GROUP_GAP):
+        if len(g) in (3, 4) and len(g) < len(cards) and len({cards[k].code for k in g}) == 1:
+            group = [hand[k] for k in g]
+            lay = replace(ps.layout, hand=[i for i in hand if i not in group], melds=[*ps.layout.melds, group],
+                          jiang=list(ps.layout.jiang), ignored=list(ps.layout.ignored))
+            try:
+                other = score_layout(ps.recognition, lay, ctx, repair_on=False)
+            except PhotoError:
+                continue
+            if other.result is not None and other.result.is_win:
+                out.append((group, other))
+    return out
 
 
 def _doubtful(rec: Recognition, conf: float) -> list[int]:
@@ -181,7 +214,7 @@ def _doubtful(rec: Recognition, conf: float) -> list[int]:
 
 RECOUNT = "repaired (cards more or less):"  # how those repairs are reported
 # the keys of the messages about cards added or left out and other readings (the page shows them once scored)
-RECOUNT_KEYS = ("recount_added", "recount_left_out", "check_with", "check_without")
+RECOUNT_KEYS = ("recount_added", "recount_left_out", "check_with", "check_without", "check_group")
 TWICE = 0.2  # two boxes read the same overlapping by this quad IoU may be one card boxed twice
 
 
