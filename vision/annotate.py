@@ -2,9 +2,9 @@
 
 Boxes are drawn by supervision. Labels are placed here: in a tight stair or fan a card shows a strip narrower
 than its name, so a label centred on every card would cover its neighbours' (supervision's smart positions
-then push them off their cards, and which name is whose is lost). Each card gets a dot on the part of it no
-other box overlaps (its visible strip); its label goes on the card when it fits the strip, otherwise in rows
-beyond the card's end, where no label lies yet, joined to the dot by a line.
+then push them off their cards, and which name is whose is lost). A card's label goes on the card when it fits
+the part of it no other box overlaps (its visible strip); otherwise in rows beyond the card's end, where no label
+lies yet, joined by a line to a dot on the strip.
 """
 
 from __future__ import annotations
