@@ -14,6 +14,7 @@ import numpy as np
 from PIL import Image, ImageDraw
 
 from .fonts import UI_FONT, font
+from .geometry import axes, order_long_axis_vertical
 from .recognize import Recognition
 
 ANCHOR_SCALE = 4  # the overlap of boxes is counted on a grid this many times coarser than the photo
@@ -27,21 +28,24 @@ def anchors(quads: np.ndarray, shape: tuple[int, int], lengths: np.ndarray) -> t
     strip in a stair or fan, its centre when it lies free; that strip's width (its area over the card's
     ``lengths``); and where cards lie (a grid ANCHOR_SCALE times coarser than the photo, True on a card)."""
     h, w = (int(np.ceil(v / ANCHOR_SCALE)) + 1 for v in shape[:2])
-    polys = [np.round(q / ANCHOR_SCALE).astype(np.int32) for q in quads]
     count = np.zeros((h, w), np.int32)
-    masks = []
-    for p in polys:
-        m = np.zeros((h, w), np.uint8)
-        cv2.fillConvexPoly(m, p, 1)
-        count += m
-        masks.append(m)
+    masks = []  # each card's mask within its bounding box on the grid, and where that box lies
+    for q in quads:
+        p = np.round(q / ANCHOR_SCALE).astype(np.int32)
+        x0, y0 = np.clip(p.min(0), 0, [w, h])
+        x1, y1 = np.clip(p.max(0) + 1, 0, [w, h])
+        m = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        cv2.fillConvexPoly(m, p - [x0, y0], 1)
+        count[y0:y1, x0:x1] += m
+        masks.append((m, x0, y0))
     points = quads.mean(1).astype(np.float64)
     strips = np.zeros(len(quads))
-    for i, m in enumerate(masks):
+    for i, (m, x0, y0) in enumerate(masks):
         ys, xs = np.nonzero(m)
         if len(xs):
-            least = count[ys, xs] == count[ys, xs].min()
-            points[i] = (xs[least].mean() * ANCHOR_SCALE, ys[least].mean() * ANCHOR_SCALE)
+            under = count[ys + y0, xs + x0]
+            least = under == under.min()
+            points[i] = ((xs[least] + x0).mean() * ANCHOR_SCALE, (ys[least] + y0).mean() * ANCHOR_SCALE)
             strips[i] = least.sum() * ANCHOR_SCALE ** 2 / max(lengths[i], 1.0)
     return points, strips, count > 0
 
@@ -94,14 +98,13 @@ def place_labels(points: np.ndarray, axes: np.ndarray, lengths: np.ndarray, size
 
 
 def _long_axes(quads: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Each quad's unit long axis, its length and its width."""
-    a = np.linalg.norm(quads[:, 1] - quads[:, 0], axis=1)
-    b = np.linalg.norm(quads[:, 2] - quads[:, 1], axis=1)
-    along = np.where((b >= a)[:, None], quads[:, 2] - quads[:, 1], quads[:, 1] - quads[:, 0])
-    length = np.maximum(a, b)
+    """Each quad's unit long axis (pointing down the photo, so + is below), its length and its width."""
+    along, across = zip(*(axes(order_long_axis_vertical(q)) for q in quads), strict=True)
+    along, across = np.array(along, np.float64), np.array(across, np.float64)
+    length = np.linalg.norm(along, axis=1)
     axis = along / np.maximum(length, 1e-6)[:, None]
-    axis *= np.where(axis[:, 1:2] < 0, -1, 1)  # pointing down the photo, so + is below
-    return axis, length, np.minimum(a, b)
+    axis *= np.where(axis[:, 1:2] < 0, -1, 1)
+    return axis, length, np.linalg.norm(across, axis=1)
 
 
 def annotate(img: np.ndarray, rec: Recognition, labels: list[str] | None = None, groups: list[int] | None = None) -> np.ndarray:
@@ -116,7 +119,7 @@ def annotate(img: np.ndarray, rec: Recognition, labels: list[str] | None = None,
     cls = np.array(groups if groups is not None else [0] * len(rec.cards), int)
     det = sv.Detections(xyxy=xyxy, class_id=cls, confidence=np.array([c.confidence for c in rec.cards], np.float32),
                         data={"xyxyxyxy": quads})
-    axis, length, width = _long_axes(quads.astype(np.float64))
+    axis, length, width = _long_axes(quads)
     scale = max(img.shape[:2]) / 1000
     thickness = max(2, int(round(2 * scale)))
     size = int(max(14, min(float(np.median(width)) * 0.45, 22 * scale)))
