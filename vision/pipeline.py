@@ -228,11 +228,16 @@ class _Move:
     index: int = -1
 
 
-def _moves(rec: Recognition, most: int | None = None) -> list[_Move]:
-    """Every single change worth a try: the ``most`` likeliest spares added, each doubtful card left out."""
-    spares = sorted(((_p_spare(c), c) for c in rec.spares), key=lambda t: -t[0])[:most]
+def _moves(rec: Recognition) -> list[_Move]:
+    """Every single change worth a try: each spare added, the likeliest first, then each doubtful card left out."""
+    spares = sorted(((_p_spare(c), c) for c in rec.spares), key=lambda t: -t[0])
     return [_Move(p, card=c) for p, c in spares] + \
         [_Move(1 - (rec.cards[i].recovered or rec.cards[i].det_score), index=i) for i in _doubtful(rec, rec.det_conf)]
+
+
+def _fewer_spares(moves: list[_Move], most: int) -> list[_Move]:
+    """``moves`` (as _moves gives them) with only the ``most`` likeliest spares."""
+    return [m for m in moves if m.card is not None][:most] + [m for m in moves if m.card is None]
 
 
 def _p_spare(c: Card) -> float:
@@ -262,9 +267,10 @@ def _recount(rec: Recognition, ctx: PhotoContext, mixed: bool = False) -> PhotoS
     change together with one card read as its alternative, else three cards read as their alternatives (a
     card missed and another misread; three covered cards misread), else one card read as an alternative the
     classifier gives as little as LAST_MIN_P."""
-    for size, most in ((1, None), (2, SPARE_PAIRS)):
+    single = _moves(rec)
+    for size, tried in ((1, single), (2, _fewer_spares(single, SPARE_PAIRS))):
         wins = []
-        for moves in itertools.combinations(_moves(rec, most), size):
+        for moves in itertools.combinations(tried, size):
             if not _compatible(moves):
                 continue
             ps = _clean_win(_applied(rec, moves), ctx)
@@ -275,7 +281,7 @@ def _recount(rec: Recognition, ctx: PhotoContext, mixed: bool = False) -> PhotoS
     if not mixed:
         return None
     wins = []
-    for m in _moves(rec):
+    for m in single:
         ps = _clean_win(_applied(rec, (m,)), ctx, code_changes=1)
         if ps is not None and ps.repair.changes:
             wins.append((m.p * _p_codes(ps), (m,), ps))
