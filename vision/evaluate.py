@@ -140,6 +140,11 @@ class CardTally:
                           "exact": is_exact} | ({"misread": misread} if misread else {}) | ({"missed": missed} if missed else {}))
         return is_exact
 
+    def last_wrong(self) -> dict[str, Any]:
+        """The last photo's wrong cards, the kinds it has of them: ``misread``, ``missed`` (as its row), ``extra``."""
+        r = self.rows[-1]
+        return {k: r[k] for k in ("misread", "missed") if k in r} | ({"extra": r["extra"]} if r["extra"] else {})
+
     def errors(self) -> dict[str, int]:
         """What the wrong cards were: misread (the true code the 2nd reading, among the 5), missed (a spare offered
         on it: one the repairs can add; read right), extra."""
@@ -288,9 +293,7 @@ def evaluate_hands(root: str | Path, model: str | Path | ModelInfo | None = None
         repaired += n_rep > 0
         rows.append({"image": gt["image"], "layout": gt.get("layout"), "expected": exp, "without_repair": total_plain,
                      "with_repair": total_rep, "won": won, "repairs": n_rep,
-                     "other_reading": flagged, "cards_exact": photo_exact} | ({"error": error} if error else {})
-                    | {k: v for k, v in tally.rows[-1].items() if k in ("misread", "missed")} | ({"extra": tally.rows[-1]["extra"]}
-                                                                                               if tally.rows[-1]["extra"] else {}))
+                     "other_reading": flagged, "cards_exact": photo_exact} | ({"error": error} if error else {}) | tally.last_wrong())
     if recognitions and made:
         save_recognitions(recognitions, (reuse or {}) | made, model_path)
     n = len(gts)
