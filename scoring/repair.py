@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -61,14 +62,20 @@ def _try(codes: list[str], kw: dict[str, Any]) -> ScoreResult | None:
     return res
 
 
-def repair(cands: list[Candidate], hand_kwargs: dict[str, Any], want_win: bool = True, max_cards: int = 6,
-           max_changes: int = 2, min_p: float = 0.01, margin: float = 3.0) -> RepairResult:
+def repair(cands: list[Candidate], hand_kwargs: dict[str, Any] | Callable[[list[str]], dict[str, Any]], want_win: bool = True,
+           max_cards: int = 6, max_changes: int = 2, min_p: float = 0.01, margin: float = 3.0) -> RepairResult:
     """Score the top-1 hand; if it is impossible or (when ``want_win``) no win, search alternatives.
 
-    ``hand_kwargs`` go to ``build_hand`` (jiang, declared, ruleset, win, …) except ``concealed``.
+    ``hand_kwargs`` go to ``build_hand`` (jiang, declared, ruleset, win, …) except ``concealed``; or a function
+    giving them for each set of concealed codes tried (context that holds only when its cards are there, such as
+    the winning card).
     """
     top = [c.code for c in cands]
-    kw = dict(hand_kwargs)
+
+    def kwargs(codes: list[str]) -> dict[str, Any]:
+        return dict(hand_kwargs(codes) if callable(hand_kwargs) else hand_kwargs)
+
+    kw = kwargs(top)
     first_error = None
     try:
         base = score_hand(build_hand(concealed=top, **kw))
@@ -98,7 +105,7 @@ def repair(cands: list[Candidate], hand_kwargs: dict[str, Any], want_win: bool =
                 if key in seen_codes:
                     continue
                 seen_codes.add(key)
-                res = _try(codes, kw)
+                res = _try(codes, kwargs(codes))
                 if res is not None and (res.is_win or not want_win):
                     found.append((cost, changes, res))
         if found:

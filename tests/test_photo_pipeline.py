@@ -117,6 +117,26 @@ def test_repair_ambiguity_is_not_applied():
     assert rr.changes == [] and rr.ambiguous
 
 
+def test_repair_takes_the_hands_context_for_each_set_of_codes_it_tries():
+    """scoring.repair with a function for the hand's arguments: asked for every set of codes tried, and the
+    winning card it names for the repaired codes is the one scored."""
+    codes = "1t 2t 3t 4t 5t 6t 7t 8t 9t 1w 2w 3w 4w 5w 6w 7w 8w 9w 2b 3b 9b 9b".split()
+    cands = [Candidate([(c, 0.99)], i) for i, c in enumerate(codes)]
+    cands.append(Candidate([("qz", 0.6), ("4b", 0.4)], 22))  # 234b
+    asked = []
+
+    def kwargs(tried):
+        asked.append(list(tried))
+        return dict(jiang="2t 3w", is_win=True, win="4b" if "4b" in tried else None)
+
+    rr = repair(cands, kwargs)
+    assert [(ch.old, ch.new) for ch in rr.changes] == [("qz", "4b")] and rr.result.is_win
+    assert asked[0][-1] == "qz" and rr.codes in asked
+    assert not any("Winning card not given" in n for n in rr.result.notes)  # scored with 4b as the winning card
+    static = repair(cands, dict(jiang="2t 3w", is_win=True))  # no winning card: the note says so
+    assert any("Winning card not given" in n for n in static.result.notes)
+
+
 def test_no_cards_and_too_few_cards():
     with pytest.raises(PhotoError, match="No cards"):
         score_recognition(Recognition(100, 100, []), PhotoContext(jiang=["2t", "3w"]))

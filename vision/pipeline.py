@@ -16,11 +16,10 @@ from typing import Any
 import numpy as np
 
 from scoring import HandError
-from scoring.hand import build_hand
 from scoring.messages import Msg, message
 from scoring.repair import Candidate, Change, RepairResult, repair
 from scoring.rulesets import get_ruleset
-from scoring.score import ScoreResult, score_hand
+from scoring.score import ScoreResult
 
 from .geometry import quad_iou
 from .layout import TableLayout, apart_readings, clusters, split_table
@@ -479,24 +478,20 @@ def score_layout(rec: Recognition, lay: TableLayout, ctx: PhotoContext, repair_o
         defaults.append(Msg("no_win_card", "winning card not given: no 丫子/拖尾/吊头 bonus counted"))
     if not ctx.self_drawn and ctx.is_win:
         defaults.append(Msg("discard", "won on a discard (not 自摸)"))
-    conc = Counter(cards[i].code for i in hand_idx)
-    kwargs = _hand_kwargs(conc, ctx, jiang, declared)
     cands = [Candidate(cards[i].alternatives, i) for i in hand_idx]
+
+    def hand_kwargs(codes: list[str]) -> dict[str, Any]:  # the context's cards dealt and winning card as they apply
+        return _hand_kwargs(Counter(codes), ctx, jiang, declared)
+
     try:
-        rr = repair(cands, kwargs, want_win=ctx.is_win, max_changes=code_changes if repair_on else 0,
+        rr = repair(cands, hand_kwargs, want_win=ctx.is_win, max_changes=code_changes if repair_on else 0,
                     min_p=REPAIR_MIN_P if min_p is None else min_p)
     except HandError as e:
         raise PhotoError(message(e)) from None
     if rr.result is None:
         raise PhotoError(Msg("cannot_be_hand", f"The cards seen cannot be a hand: {rr.error}", error=rr.error))
-    if rr.changes:  # the context's cards dealt and winning card apply to the cards as repaired
-        conc = Counter(rr.codes)
-        repaired_kwargs = _hand_kwargs(conc, ctx, jiang, declared)
-        if repaired_kwargs != kwargs:
-            try:
-                rr.result, kwargs = score_hand(build_hand(concealed=rr.codes, **repaired_kwargs)), repaired_kwargs
-            except HandError:
-                pass  # the context does not fit the repaired cards either: scored as first found
+    conc = Counter(rr.codes)
+    kwargs = _hand_kwargs(conc, ctx, jiang, declared)
     quads = [c for c, n in conc.items() if n == 4 and c not in ctx.from_deal]
     if quads:
         defaults.append(Msg("quads_later", f"concealed quad(s) {' '.join(quads)} counted as 后摸 (collected after the deal)", codes=quads))
