@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from tests.conftest import model_variant, requires_model
-from vision.geometry import obb_to_quad
+from vision.geometry import obb_to_quad, quad_iou, quad_ious
 from vision.recover import ACROSS, ALONG, CHANNELS, VIEW_H, VIEW_W, choose, view
 
 
@@ -73,6 +73,28 @@ def test_view_is_the_same_whichever_corner_comes_first():
     img = rng.integers(0, 255, (300, 300, 3), np.uint8)
     q = _card(150, 150, 0.35)
     assert np.array_equal(view(img, q, []), view(img, q[[2, 3, 0, 1]], []))
+
+
+def test_quad_ious_are_quad_iou_for_every_pair_apart_touching_or_crossing():
+    rng = np.random.default_rng(3)
+    q = _card(200, 200, 0.3)
+    others = [_card(x, y, a) for x, y, a in rng.uniform((0, 0, -1.6), (400, 400, 1.6), (60, 3))]
+    others += [q, _card(230, 200, 0.3), _card(200, 340, 0.3)]
+    box = _card(100, 100)
+    others.append(box + np.array([q[:, 0].min() - box[:, 0].max(), 0], np.float32))  # ends where q's box begins
+    got = quad_ious(q, others)
+    assert got == [quad_iou(q, o) for o in others]
+    assert any(v == 0.0 for v in got) and any(v > 0.5 for v in got)
+    assert quad_ious(q, []) == []
+
+
+def test_kept_boxes_beyond_the_view_leave_it_as_without_them():
+    rng = np.random.default_rng(2)
+    img = rng.integers(0, 255, (400, 900, 3), np.uint8)
+    q, near = _card(200, 200), _card(225, 200)
+    far = [_card(x, 200) for x in (600, 700, 800)]
+    assert np.array_equal(view(img, q, [near, *far]), view(img, q, [near]))
+    assert not np.array_equal(view(img, q, [near]), view(img, q, []))
 
 
 def test_choose_keeps_one_box_per_card_above_the_threshold():

@@ -120,3 +120,15 @@ def quad_iou(a: np.ndarray, b: np.ndarray) -> float:
         return 0.0
     ua = abs(cv2.contourArea(a)) + abs(cv2.contourArea(b)) - inter
     return float(inter / ua) if ua > 0 else 0.0
+
+
+def quad_ious(q: np.ndarray, others: list[np.ndarray]) -> list[float]:
+    """quad_iou of ``q`` with each of ``others``; a pair whose bounding boxes do not meet is 0 without the
+    polygon work (most pairs in a photo: the recover net's inputs ask this of every box against every other)."""
+    if not len(others):
+        return []
+    q = np.asarray(q, np.float32).reshape(4, 2)
+    o = np.asarray(others, np.float32).reshape(-1, 4, 2)
+    lo, hi = q.min(0), q.max(0)
+    meet = ((o.max(1) >= lo) & (o.min(1) <= hi)).all(1)
+    return [quad_iou(q, o[i]) if meet[i] else 0.0 for i in range(len(o))]

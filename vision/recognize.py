@@ -256,10 +256,20 @@ class RawBoxes:
     run: tuple[np.ndarray, np.ndarray] | None = None  # the detector's own output (_run), without a mirrored look
 
 
+def _rgb_planes(bgr: np.ndarray) -> np.ndarray:
+    """N × H × W × 3 BGR uint8 images as the networks take them: N × 3 × H × W RGB float32 in 0–1 (a plane at
+    a time: a quarter of the time numpy takes to convert the strided view at once, the same numbers)."""
+    x = np.empty((bgr.shape[0], 3, *bgr.shape[1:3]), np.float32)
+    for c in range(3):
+        x[:, c] = bgr[..., 2 - c]
+    x /= 255
+    return x
+
+
 def _run(det_session, lb: np.ndarray, floor: float) -> tuple[np.ndarray, np.ndarray]:
     """The detector on a letterboxed image: boxes above ``floor`` as rows (cx, cy, long side, short side,
     angle of the long side in degrees, -90…90) in its pixels, and their scores."""
-    x = lb[:, :, ::-1].transpose(2, 0, 1)[None].astype(np.float32) / 255
+    x = _rgb_planes(lb[None])
     out = det_session.run(None, {det_session.get_inputs()[0].name: x})[0][0]  # (4 + nc + 1, N)
     scores = out[4:-1].max(0)
     keep = scores >= floor
@@ -345,7 +355,7 @@ def classify(cls_session, crops: list[np.ndarray], temperature: float) -> np.nda
     for c in crops:
         batch.append(c)
         batch.append(swap_ends(c))
-    x = np.stack([b[:, :, ::-1] for b in batch]).transpose(0, 3, 1, 2).astype(np.float32) / 255
+    x = _rgb_planes(np.stack(batch))
     probs = cls_session.run(None, {cls_session.get_inputs()[0].name: x})[0]
     logp = np.log(np.clip(probs, 1e-9, 1.0)).reshape(len(crops), 2, -1).mean(1) / temperature
     logp -= logp.max(1, keepdims=True)

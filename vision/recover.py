@@ -18,7 +18,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from .geometry import axes, order_long_axis_vertical, quad_iou
+from .geometry import axes, order_long_axis_vertical, quad_iou, quad_ious
 
 VIEW_W, VIEW_H = 64, 128  # the network's input: a proposal's surroundings, upright, in pixels
 ACROSS, ALONG = 3.0, 1.2  # ... covering this many card widths across and card lengths along
@@ -37,10 +37,7 @@ def view(img: np.ndarray, quad: np.ndarray, kept: list[np.ndarray]) -> np.ndarra
                                         borderMode=cv2.BORDER_CONSTANT, borderValue=(114, 114, 114))
     cover = np.zeros((VIEW_H, VIEW_W), np.uint8)
     lines = np.zeros((VIEW_H, VIEW_W), np.uint8)
-    for k in kept:
-        p = _in_view(m, k)
-        if p is None:
-            continue
+    for p in _all_in_view(m, kept):
         one = np.zeros_like(cover)
         cv2.fillConvexPoly(one, np.round(p).astype(np.int32), 1)
         cover += one
@@ -64,10 +61,19 @@ def _frame(quad: np.ndarray) -> np.ndarray:
 
 def _in_view(m: np.ndarray, quad: np.ndarray) -> np.ndarray | None:
     """``quad`` in the view's pixels (transform ``m``), or None when its bounding box misses the view."""
-    p = cv2.perspectiveTransform(np.asarray(quad, np.float32).reshape(1, 4, 2), m)[0]
-    if p[:, 0].max() < 0 or p[:, 0].min() >= VIEW_W or p[:, 1].max() < 0 or p[:, 1].min() >= VIEW_H:
-        return None
-    return p
+    p = _all_in_view(m, [quad])
+    return p[0] if p else None
+
+
+def _all_in_view(m: np.ndarray, quads: list[np.ndarray]) -> list[np.ndarray]:
+    """The ``quads`` whose bounding box meets the view, in its pixels (transform ``m``), in their order: all of
+    them transformed at once."""
+    if not len(quads):
+        return []
+    p = cv2.perspectiveTransform(np.asarray(quads, np.float32).reshape(1, -1, 2), m)[0].reshape(-1, 4, 2)
+    lo, hi = p.min(1), p.max(1)
+    meet = (hi[:, 0] >= 0) & (lo[:, 0] < VIEW_W) & (hi[:, 1] >= 0) & (lo[:, 1] < VIEW_H)
+    return [p[i] for i in np.flatnonzero(meet)]
 
 
 # a kept box the others cover less than this share of is a card of its own, never pruned: a second box on
@@ -86,7 +92,7 @@ def inputs(img: np.ndarray, candidates: list[tuple[np.ndarray, float]],
     The same for judging and for collecting training views (vision.recover_train)."""
     todo, views, extra = [], [], []
     for i, (q, s) in enumerate(candidates):
-        near = max((quad_iou(q, k) for k in kept), default=0.0)
+        near = max(quad_ious(q, kept), default=0.0)
         if near < SAME:
             todo.append(i)
             views.append(view(img, q, kept))
@@ -104,7 +110,7 @@ def readings(candidates: list[np.ndarray], probs: np.ndarray, p_none: np.ndarray
     out = np.zeros((len(candidates), READS), np.float32)
     for i, q in enumerate(candidates):
         code = int(np.argmax(probs[i]))
-        ious = [quad_iou(q, k) for k in kept]
+        ious = quad_ious(q, kept)
         near = int(np.argmax(ious)) if ious else -1
         same = any(iou >= OVERLAP and kc == code for iou, kc in zip(ious, kept_codes, strict=True))
         out[i] = (float(probs[i].max()), float(p_none[i]), float(same), float(near >= 0 and kept_codes[near] == code))
