@@ -24,7 +24,16 @@ from scoring.rulesets import EVENTS, RULESETS, get_ruleset
 from scoring.score import TYPE_EN, TYPE_ZH
 from vision.imageio import READ_SIDE, ImageError, read_photo
 from vision.layout import split_table
-from vision.pipeline import NO_CARDS, RECOUNT_KEYS, PhotoContext, PhotoError, layout_from_roles, score_layout, score_recognition
+from vision.pipeline import (
+    CODE_CHANGES,
+    NO_CARDS,
+    RECOUNT_KEYS,
+    PhotoContext,
+    PhotoError,
+    layout_from_roles,
+    score_layout,
+    score_recognition,
+)
 from vision.recognize import Card, ModelError, Recognition, model_info, recognize_array
 
 MAX_UPLOAD_MB = int(os.environ.get("CHANGPAI_MAX_UPLOAD_MB", "25"))
@@ -156,7 +165,7 @@ def photo_section(data: bytes, lang: str, jiang: list[str], ruleset: str, n_jian
     ctx = PhotoContext(ruleset=ruleset, jiang=jiang or None, win=None if win == "?" else win, self_drawn=tsumo, dealer=dealer,
                        events=events, declared_how=how)
     try:
-        ps = score_layout(rec2, lay, ctx, repair_on=not changed)
+        ps = score_layout(rec2, lay, ctx, 0 if changed else CODE_CHANGES)
     except (PhotoError, HandError) as e:
         st.error(say(e, lang))
         return None

@@ -606,7 +606,7 @@ def test_equal_cards_lying_apart_in_the_hand_are_named_as_a_possible_declared_gr
             continue
         for m, group in enumerate(ps.layout.melds):
             roles = ["hand" if ps.role(i) == f"meld:{m}" else ps.role(i) for i in range(len(rec.cards))]
-            joined = score_layout(rec, layout_from_roles(roles), ctx, repair_on=False)
+            joined = score_layout(rec, layout_from_roles(roles), ctx, code_changes=0)
             if not joined.result.is_win or joined.result.total == gt["expected_total"]:
                 continue  # read as part of the hand, the group makes no legal win, or the same total
             checks = [w for w in _other_readings(joined, rec, ctx) if w.key == "check_group"]

@@ -119,7 +119,7 @@ def score_recognition(rec: Recognition, ctx: PhotoContext, repair_on: bool = Tru
     legal win then gets a ``check:`` warning for each other total one change away (_other_readings)."""
     error: PhotoError | None = None
     try:
-        ps: PhotoScore | None = score_as_seen(rec, ctx, repair_on)
+        ps: PhotoScore | None = score_as_seen(rec, ctx, CODE_CHANGES if repair_on else 0)
     except PhotoError as e:
         ps, error = None, e
     if repair_on and ctx.is_win and (ps is None or _rank(ps, ctx)[:2] != (0, 0)):
@@ -184,7 +184,7 @@ def _groups_in_hand(ps: PhotoScore, ctx: PhotoContext) -> list[tuple[list[int], 
             lay = replace(ps.layout, hand=[i for i in hand if i not in group], melds=[*ps.layout.melds, group],
                           jiang=list(ps.layout.jiang), ignored=list(ps.layout.ignored))
             try:
-                other = score_layout(ps.recognition, lay, ctx, repair_on=False)
+                other = score_layout(ps.recognition, lay, ctx, code_changes=0)
             except PhotoError:
                 continue
             if other.result is not None and other.result.is_win:
@@ -344,7 +344,7 @@ def _clean_win(rec: Recognition, ctx: PhotoContext, code_changes: int = 0, min_p
     """The cards of ``rec`` scored as they lie, when that is a legal win with nothing left out (with at most
     ``code_changes`` cards read as one of their alternatives)."""
     try:
-        ps = score_as_seen(rec, ctx, repair_on=code_changes > 0, code_changes=code_changes, min_p=min_p)
+        ps = score_as_seen(rec, ctx, code_changes, min_p)
     except PhotoError:
         return None
     return ps if ps.result is not None and ps.result.is_win and not ps.layout.ignored else None
@@ -354,6 +354,7 @@ def _clean_win(rec: Recognition, ctx: PhotoContext, code_changes: int = 0, min_p
 # of changpai-v11, 0.05 instead of scoring.repair's 0.01 gave as many right totals (807) and 17 wrong totals on
 # a legal win instead of 21 (6 with no check: warning instead of 10); the wrong ones took readings of 0.02–0.09
 REPAIR_MIN_P = 0.05
+CODE_CHANGES = 2  # a code repair reads at most this many cards as one of their alternatives (more: _recount)
 
 # the changes that make a clean win with different totals: the likeliest is taken when it is this many times as
 # likely as every other, and the recover net's word on a spare counts down to JUDGED_FLOOR (it is sure and
@@ -373,9 +374,10 @@ MIXED_CODE_CHANGES = 3
 LAST_MIN_P = 0.01
 
 
-def score_as_seen(rec: Recognition, ctx: PhotoContext, repair_on: bool = True, code_changes: int = 2,
+def score_as_seen(rec: Recognition, ctx: PhotoContext, code_changes: int = CODE_CHANGES,
                   min_p: float | None = None) -> PhotoScore:
-    """Score the photo's cards as they lie. When that is not a clean win (an error, no win, or a repair
+    """Score the photo's cards as they lie, up to ``code_changes`` of them read as one of their alternatives when
+    that makes the win (scoring.repair; 0: none). When that is not a clean win (an error, no win, or a repair
     needed) and small clusters lie apart from the hand, the other readings of those clusters are scored
     too (layout.apart_readings): a legal win first, then the fewest repairs, then the fewest objects left
     out, then the most confident 将."""
@@ -385,7 +387,7 @@ def score_as_seen(rec: Recognition, ctx: PhotoContext, repair_on: bool = True, c
     lay = split_table(rec.cards, rs.n_jiang)
     error: PhotoError | None = None
     try:
-        first: PhotoScore | None = score_layout(rec, replace(lay, hand=list(lay.hand), jiang=list(lay.jiang)), ctx, repair_on,
+        first: PhotoScore | None = score_layout(rec, replace(lay, hand=list(lay.hand), jiang=list(lay.jiang)), ctx,
                                                   code_changes, min_p)
     except PhotoError as e:
         first, error = None, e
@@ -395,7 +397,7 @@ def score_as_seen(rec: Recognition, ctx: PhotoContext, repair_on: bool = True, c
     best = first
     for alt in apart_readings(lay, 0 if ctx.jiang else rs.n_jiang):
         try:
-            ps = score_layout(rec, alt, ctx, repair_on, code_changes, min_p)
+            ps = score_layout(rec, alt, ctx, code_changes, min_p)
         except PhotoError:
             continue
         if _rank(ps, ctx)[0] == 0 and (best is None or _rank(ps, ctx) < _rank(best, ctx)):
@@ -428,8 +430,8 @@ def layout_from_roles(roles: list[str]) -> TableLayout:
     return lay
 
 
-def score_layout(rec: Recognition, lay: TableLayout, ctx: PhotoContext, repair_on: bool = True,
-                 code_changes: int = 2, min_p: float | None = None) -> PhotoScore:
+def score_layout(rec: Recognition, lay: TableLayout, ctx: PhotoContext, code_changes: int = CODE_CHANGES,
+                 min_p: float | None = None) -> PhotoScore:
     t = time.perf_counter()
     cards = rec.cards
     if not cards:
@@ -484,7 +486,7 @@ def score_layout(rec: Recognition, lay: TableLayout, ctx: PhotoContext, repair_o
         return _hand_kwargs(Counter(codes), ctx, jiang, declared)
 
     try:
-        rr = repair(cands, hand_kwargs, want_win=ctx.is_win, max_changes=code_changes if repair_on else 0,
+        rr = repair(cands, hand_kwargs, want_win=ctx.is_win, max_changes=code_changes,
                     min_p=REPAIR_MIN_P if min_p is None else min_p)
     except HandError as e:
         raise PhotoError(message(e)) from None
