@@ -64,7 +64,7 @@ def test_mine_cli_files_crops_under_none_and_by_code(tmp_path, capsys):
 def test_hard_mining_keeps_only_the_crops_the_classifier_errs_on(tmp_path):
     from app.cli import main
     from vision.imageio import load_image
-    from vision.mine import _misread
+    from vision.mine import _cut, _misread
     from vision.recognize import _sessions, model_info
 
     gts = _scenes(tmp_path / "scenes", 3)
@@ -73,14 +73,14 @@ def test_hard_mining_keeps_only_the_crops_the_classifier_errs_on(tmp_path):
     gt = next(g for g in gts if len(g["cards"]) >= 5)
     img = load_image(tmp_path / "scenes" / gt["image"])
     cards = [c for c in gt["cards"] if c["visible"] >= 0.9]
-    quads = [np.array(c["quad"], np.float32) for c in cards]
+    crops = [_cut(img, np.array(c["quad"], np.float32)) for c in cards]
     codes = [c["code"] for c in cards]
     # read at their true corners, fully visible cards are read right and sure: none is hard
-    assert _misread(img, quads, codes, cls, info, 0.5) == []
+    assert _misread(crops, codes, cls, info, 0.5) == []
     # told the wrong codes, every box is a misread; nothing can be read with more than certainty
     wrong = [CODES[(CODES.index(c) + 1) % 27] for c in codes]
-    assert _misread(img, quads, wrong, cls, info, 0.5) == list(range(len(cards)))
-    assert _misread(img, quads, codes, cls, info, 1.01) == list(range(len(cards)))
+    assert _misread(crops, wrong, cls, info, 0.5) == list(range(len(cards)))
+    assert _misread(crops, codes, cls, info, 1.01) == list(range(len(cards)))
     # the command: hard crops are a subset of all crops, filed the same way
     assert main(["mine", str(tmp_path / "scenes"), "--out", str(tmp_path / "all")]) == 0
     assert main(["mine", str(tmp_path / "scenes"), "--out", str(tmp_path / "hard"), "--hard", "0.999"]) == 0

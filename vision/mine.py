@@ -12,7 +12,7 @@ import numpy as np
 from .evaluate import MIN_VISIBLE, match
 from .geometry import CARD_ASPECT, fold, obb_to_quad, order_long_axis_vertical, quad_iou, rectify
 from .imageio import load_image
-from .recognize import NOT_A_CARD, NOT_A_CARD_P, _sessions, find_boxes, model_info, read_boxes
+from .recognize import NOT_A_CARD, NOT_A_CARD_P, _sessions, find_boxes, model_info, read_crops
 
 
 def _scenes(scenes: Path, limit: int | None, val_every: int, desc: str, progress: bool):
@@ -25,9 +25,14 @@ def _scenes(scenes: Path, limit: int | None, val_every: int, desc: str, progress
         yield p, gt, load_image(scenes / gt["image"]), gt.get("split") or ("val" if k % val_every == val_every - 1 else "train")
 
 
-def _save_crop(img: np.ndarray, quad: np.ndarray, path: Path) -> None:
+def _cut(img: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """The classifier's view of the box ``quad``: the card cut upright and folded, as recognize reads it."""
+    return fold(rectify(img, order_long_axis_vertical(quad), ordered=True))
+
+
+def _save_crop(crop: np.ndarray, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    cv2.imwrite(str(path), fold(rectify(img, order_long_axis_vertical(quad), ordered=True)), [cv2.IMWRITE_JPEG_QUALITY, 92])
+    cv2.imwrite(str(path), crop, [cv2.IMWRITE_JPEG_QUALITY, 92])
 
 
 def mine(scenes: str | Path, out: str | Path, model: str | Path | None = None, limit: int | None = None,
@@ -47,21 +52,21 @@ def mine(scenes: str | Path, out: str | Path, model: str | Path | None = None, l
             continue
         dets = find_boxes(det, img, info).boxes
         pairs = match([d[0] for d in dets], [np.array(c["quad"], np.float32) for c in cards])
-        if hard is not None:
-            pairs = [pairs[k] for k in _misread(img, [dets[i][0] for i, _ in pairs], [cards[j]["code"] for _, j in pairs],
-                                                cls, info, hard)]
-        for i, j in pairs:
-            _save_crop(img, dets[i][0], out / split / cards[j]["code"] / f"det_{p.stem}_{j:02d}.jpg")
+        crops = [_cut(img, dets[i][0]) for i, _ in pairs]
+        which = range(len(pairs)) if hard is None else _misread(crops, [cards[j]["code"] for _, j in pairs], cls, info, hard)
+        for k in which:
+            j = pairs[k][1]
+            _save_crop(crops[k], out / split / cards[j]["code"] / f"det_{p.stem}_{j:02d}.jpg")
             n += 1
     return n
 
 
-def _misread(img: np.ndarray, quads: list[np.ndarray], codes: list[str], cls, info, sure: float) -> list[int]:
-    """Which of the boxes ``quads`` (true codes ``codes``) the classifier reads wrong, or right with less than
-    ``sure``, or as no card face."""
-    if not quads:
+def _misread(crops: list[np.ndarray], codes: list[str], cls, info, sure: float) -> list[int]:
+    """Which of the boxes' ``crops`` (``_cut``; true codes ``codes``) the classifier reads wrong, or right with less
+    than ``sure``, or as no card face."""
+    if not crops:
         return []
-    probs, p_none = read_boxes(img, [order_long_axis_vertical(q) for q in quads], cls, info)
+    probs, p_none = read_crops(crops, cls, info)
     return [k for k, (p, pn, code) in enumerate(zip(probs, p_none, codes, strict=True))
             if pn >= NOT_A_CARD_P or info.codes[int(np.argmax(p))] != code or float(p.max()) < sure]
 
@@ -111,6 +116,6 @@ def mine_negatives(scenes: str | Path, out: str | Path, model: str | Path | None
         found = [q for q, _ in find_boxes(det, img, info).boxes]
         (out / split / NOT_A_CARD).mkdir(parents=True, exist_ok=True)
         for j, q in enumerate(negative_quads(gt, found, rng)):
-            _save_crop(img, q, out / split / NOT_A_CARD / f"neg_{scenes.name}_{p.stem}_{j:02d}.jpg")
+            _save_crop(_cut(img, q), out / split / NOT_A_CARD / f"neg_{scenes.name}_{p.stem}_{j:02d}.jpg")
             n += 1
     return n

@@ -438,7 +438,12 @@ def _recovered(img: np.ndarray, found: Found, kept: list[np.ndarray], kept_p: np
 def read_boxes(img: np.ndarray, quads: list[np.ndarray], cls_s, info: ModelInfo) -> tuple[np.ndarray, np.ndarray]:
     """The classifier's reading of each box (quads with their corners in order_long_axis_vertical's order):
     probabilities over the codes, and p(no card face)."""
-    return faces_only(classify(cls_s, [fold(rectify(img, q, ordered=True)) for q in quads], info.temperature), info)
+    return read_crops([fold(rectify(img, q, ordered=True)) for q in quads], cls_s, info)
+
+
+def read_crops(crops: list[np.ndarray], cls_s, info: ModelInfo) -> tuple[np.ndarray, np.ndarray]:
+    """read_boxes for crops already cut and folded (geometry.fold)."""
+    return faces_only(classify(cls_s, crops, info.temperature), info)
 
 
 def _judged(img: np.ndarray, spares: list[Card], cards: list[Card], info: ModelInfo) -> list[Card]:
