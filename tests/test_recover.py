@@ -166,6 +166,8 @@ def test_a_prune_net_prunes_and_judges_the_spares(tmp_path):
     meta = json.loads((info.path / "model.json").read_text())
     (tmp_path / "model.json").write_text(json.dumps(meta | {"prune": 0.01}))
     with pytest.raises(ModelError, match="prune.onnx"):
+        model_info(tmp_path)
+    with pytest.raises(ModelError, match="prune.onnx"):
         recognize(SAMPLES / "hand_7.jpg", tmp_path)
     (tmp_path / "model.json").write_text(json.dumps(meta | {"recover": 2.0, "prune": 0.0}))
     assert recognize(SAMPLES / "hand_1.jpg", tmp_path).cards
@@ -361,6 +363,8 @@ def test_a_net_that_reads_the_readings_only_recovers(tmp_path, monkeypatch, caps
     from vision.recognize import _prune_session
 
     _prune_session.cache_clear()
+    with pytest.raises(ModelError, match="needs a prune.onnx"):
+        model_info(dest)  # said when the model is taken, before any photo
     with pytest.raises(ModelError, match="needs a prune.onnx"):
         recognize(SAMPLES / "hand_1.jpg", dest)
     capsys.readouterr()

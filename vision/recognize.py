@@ -166,10 +166,13 @@ def model_info(path: str | Path | None = None) -> ModelInfo:
 
 
 def _has_its_nets(info: ModelInfo) -> ModelInfo:
-    """``info``, when its folder has the box net its thresholds need (ModelError otherwise)."""
+    """``info``, when its folder has the box nets its thresholds need and the net that prunes and judges the spares
+    can do that (ModelError otherwise, before any photo is read)."""
     if info.uses_net and not (info.path / "recover.onnx").is_file():
         raise ModelError(Msg("model_recover", f"The model at {info.path} names a recover or prune threshold (model.json "
                              "'recover', 'prune') but has no recover.onnx.", path=str(info.path)))
+    if info.uses_net:
+        _prune_session(str(info.path))  # loaded once (cached) for the recognitions to come
     return info
 
 
