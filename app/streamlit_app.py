@@ -88,7 +88,7 @@ def main() -> None:
 
     # the uploader first: on a phone it opens the camera app, at full resolution; the page's own camera (lower
     # resolution, and a permission prompt in the browser's words) only when asked for
-    upload = st.file_uploader(t("upload", lang), type=["jpg", "jpeg", "png", "webp", "heic", "bmp"], key="upload")
+    upload = st.file_uploader(t("upload", lang), type=["jpg", "jpeg", "heic", "heif", "png", "webp", "bmp", "tif", "tiff"], key="upload")
     shot = st.camera_input(t("take_photo", lang), key="camera") if st.toggle(t("use_camera", lang), key="use_camera") else None
     src = upload or shot
     winner_total = None
@@ -107,7 +107,7 @@ def main() -> None:
 def photo_section(data: bytes, lang: str, jiang: list[str], ruleset: str, n_jiang: int, model_path: str | None) -> int | None:
     key = hashlib.sha1(data).hexdigest()[:16]
     try:
-        img, _ = read_photo(data, name="the photo", min_side=READ_SIDE)  # a large JPEG read from a smaller decode
+        img, _ = read_photo(data, name="the photo", min_side=READ_SIDE)  # a large photo read smaller (imageio)
     except ImageError as e:
         st.error(say(e, lang))
         return None

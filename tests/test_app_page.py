@@ -73,6 +73,24 @@ def test_a_large_photo_gives_the_same_total(app_env):
     assert _total(at) == gt["expected_total"]
 
 
+def test_an_iphone_heic_photo_gives_the_same_total(app_env):
+    heif = pytest.importorskip("pillow_heif")
+    import io
+
+    from PIL import Image
+
+    gt = json.loads((SAMPLES / "hand_1.json").read_text())
+    heic = io.BytesIO()
+    heif.from_pillow(Image.open(SAMPLES / "hand_1.jpg")).save(heic, quality=92)  # written without Pillow's opener
+    at = _new()
+    _upload(at, "IMG_0001.HEIC", heic.getvalue(), "image/heic")
+    at.selectbox(key="win").set_value(gt["hand"]["win"]["card"])
+    at.checkbox(key="tsumo").set_value(gt["hand"]["win"]["self_drawn"])
+    at.run()
+    assert not at.exception
+    assert _total(at) == gt["expected_total"]
+
+
 def test_correction_changes_the_total(app_env):
     at = _new()
     _upload(at, "hand.jpg", (SAMPLES / "hand_1.jpg").read_bytes())

@@ -50,14 +50,16 @@ def test_large_jpeg_read_from_a_smaller_decode_gives_corners_in_its_own_pixels(t
     assert read_photo(path)[1] == 1.0 and read_photo(SAMPLES / "hand_5.jpg", min_side=READ_SIDE)[1] == 1.0
     png = tmp_path / "big.png"
     cv2.imwrite(str(png), big)
-    assert read_photo(png, min_side=READ_SIDE)[1] == 1.0  # only a JPEG decodes smaller
-    rec = recognize(path)
-    assert (rec.width, rec.height) == (big.shape[1], big.shape[0])
+    shrunk, scale = read_photo(png, min_side=READ_SIDE)  # another format is decoded whole, then shrunk the same way
+    assert scale == 2.0 and shrunk.shape == small.shape
     gt = _gt(5)
     gq = [np.array(c["quad"], np.float32) * 2.6 for c in gt["cards"]]
-    m = match([np.array(c.quad, np.float32) for c in rec.cards], gq)
-    assert len(m) == len(gq) == len(rec.cards)
-    assert all(rec.cards[i].code == gt["cards"][j]["code"] for i, j in m)
+    for photo in (path, png):
+        rec = recognize(photo)
+        assert (rec.width, rec.height) == (big.shape[1], big.shape[0])
+        m = match([np.array(c.quad, np.float32) for c in rec.cards], gq)
+        assert len(m) == len(gq) == len(rec.cards)
+        assert all(rec.cards[i].code == gt["cards"][j]["code"] for i, j in m)
 
 
 def test_recognize_cli_json(capsys):
@@ -125,6 +127,42 @@ def test_score_photo_cli(capsys, n):
     code = main(["score", str(SAMPLES / f"hand_{n}.jpg"), "--context", str(SAMPLES / f"hand_{n}.json"), "--json"])
     d = json.loads(capsys.readouterr().out)
     assert code == 0 and d["total"] == gt["expected_total"] and d["is_win"]
+
+
+def test_a_heic_photo_turned_by_its_exif_is_scored_as_the_jpeg(tmp_path, capsys):
+    """An iPhone's HEIC, held upright (EXIF orientation 6, stored turned): read as the user sees it, its cards'
+    corners in those pixels, and scored as the same photo in JPEG."""
+    pytest.importorskip("pillow_heif")
+    from PIL import Image
+
+    from vision.imageio import load_image
+    from vision.recognize import recognize
+
+    jpeg = SAMPLES / "hand_5.jpg"
+    im = Image.open(jpeg)
+    ex = Image.Exif()
+    ex[0x0112] = 6  # the sensor's picture turned 90° clockwise to show it
+    heic = tmp_path / "hand_5.heic"
+    im.transpose(Image.Transpose.ROTATE_90).save(heic, exif=ex.tobytes(), quality=92)
+    assert load_image(heic).shape[:2] == (im.height, im.width)
+    a, b = recognize(jpeg), recognize(heic)
+    assert (b.width, b.height) == (a.width, a.height)
+    assert sorted(c.code for c in b.cards) == sorted(c.code for c in a.cards)
+    assert main(["score", str(heic), "--context", str(SAMPLES / "hand_5.json"), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["total"] == _gt(5)["expected_total"]
+
+
+def test_a_truncated_heic_is_one_sentence(tmp_path, capsys):
+    heif = pytest.importorskip("pillow_heif")
+    from PIL import Image
+
+    whole = tmp_path / "whole.heic"
+    heif.from_pillow(Image.open(SAMPLES / "hand_1.jpg")).save(whole, quality=80)
+    p = tmp_path / "IMG_0002.HEIC"
+    p.write_bytes(whole.read_bytes()[: whole.stat().st_size // 2])
+    assert main(["score", str(p)]) == 2
+    err = capsys.readouterr().err
+    assert "damaged or truncated" in err and err.count("\n") == 1
 
 
 def test_score_photo_no_cards_message(tmp_path, capsys):

@@ -12,6 +12,14 @@ from PIL import Image, ImageOps, UnidentifiedImageError
 
 from scoring.messages import Msg
 
+try:  # HEIC/HEIF photos (an iPhone's default) through Pillow: libheif applies the photo's own rotation and sets
+    import pillow_heif  # its EXIF orientation to 1, so it is not applied twice
+
+    pillow_heif.options.THUMBNAILS = pillow_heif.options.DEPTH_IMAGES = pillow_heif.options.AUX_IMAGES = False  # the photo only
+    pillow_heif.register_heif_opener()
+except ImportError:  # without it a HEIC file is refused as unreadable, in one sentence
+    pass
+
 MAX_PIXELS = 60_000_000  # a 48-MP phone photo fits; a decompression bomb does not
 MAX_BYTES = 80 * 1024 * 1024
 
@@ -33,8 +41,9 @@ def load_image(src: str | Path | bytes, name: str | None = None) -> np.ndarray:
 
 
 def read_photo(src: str | Path | bytes, name: str | None = None, min_side: int | None = None) -> tuple[np.ndarray, float]:
-    """load_image; with ``min_side``, a JPEG whose long side is at least twice that is decoded smaller (by 2, 4
-    or 8, its long side staying ≥ min_side). Returns the image and the scale back to the photo's pixels."""
+    """load_image; with ``min_side``, a photo whose long side is at least twice that is read smaller (by 2, 4 or
+    8, its long side staying ≥ min_side: a JPEG decoded so, another format shrunk after decoding). Returns the
+    image and the scale back to the photo's pixels."""
     label = name or (str(src) if not isinstance(src, bytes) else "the upload")
     if isinstance(src, bytes):
         data = src
@@ -68,7 +77,8 @@ def read_photo(src: str | Path | bytes, name: str | None = None, min_side: int |
                              mp=MAX_PIXELS // 10**6)) from None
     except (UnidentifiedImageError, OSError, SyntaxError, ValueError, ImportError):
         # ImportError: a plug-in that patches Image.open (e.g. for HEIF) may fail to import while trying
-        raise ImageError(Msg("image_unreadable", f"{label} is not an image that can be read (JPEG, PNG, WebP, BMP or TIFF).")) from None
+        raise ImageError(Msg("image_unreadable",
+                             f"{label} is not an image that can be read (JPEG, HEIC, PNG, WebP, BMP or TIFF).")) from None
     if w < 32 or h < 32:
         raise ImageError(Msg("image_too_small", f"{label} is only {w}×{h} pixels: too small to show cards.", w=w, h=h))
     img = None
@@ -86,6 +96,10 @@ def read_photo(src: str | Path | bytes, name: str | None = None, min_side: int |
             raise ImageError(_damaged(label)) from None
     if img is None or img.size == 0:
         raise ImageError(_damaged(label))
+    if min_side and flag == cv2.IMREAD_COLOR:  # decoded whole (not a JPEG, e.g. HEIC or PNG): made smaller the same way
+        f = next((f for f, _ in REDUCED if max(img.shape[:2]) >= f * min_side), 1)
+        if f > 1:
+            img = cv2.resize(img, (img.shape[1] // f, img.shape[0] // f), interpolation=cv2.INTER_AREA)
     return apply_orientation(img, orientation), w / img.shape[1]
 
 
