@@ -28,7 +28,12 @@ def test_eval_reports_detection_and_reading_figures(tmp_path, capsys):
     assert abs(r["recall"] - found / r["cards"]) < 1e-3
     assert abs(r["classification_accuracy"] - sum(x["right"] for x in r["per_image"]) / max(1, found)) < 1e-3
     assert r["whole_photo_exact"] == round(sum(x["exact"] for x in r["per_image"]) / 3, 4)
-    assert "card recall" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "card recall" in out
+    # where the time goes: each stage's median, none longer than the whole reads' median
+    stages = r["stages_ms_p50"]
+    assert {"load", "detect", "classify"} <= set(stages) and "stages, median" in out
+    assert all(0 < v <= r["latency_ms"]["p50"] for v in stages.values())
     # --repeat: each photo read N times, the same cards, its latency the median of the reads
     assert main(["eval", str(d), "--repeat", "3", "--json", str(tmp_path / "r3.json")]) == 0
     r3 = json.loads((tmp_path / "r3.json").read_text())
@@ -53,6 +58,10 @@ def test_eval_hands_counts_right_wrong_and_unscored_photos(tmp_path, capsys):
     assert r["exact_without_repair"] == round(sum(x["without_repair"] == x["expected"] for x in rows) / 3, 4)
     out = capsys.readouterr().out
     assert "total exactly right" in out and "photos with every card right" in out
+    # photo → total: the recognition's stages and the scoring after it, each no longer than the whole's median
+    stages = r["stages_ms_p50"]
+    assert {"load", "detect", "classify", "score"} <= set(stages) and "stages, median" in out
+    assert all(0 < v <= r["latency_ms"]["p50"] for v in stages.values())
     # the card figures of the same recognitions are those `changpai eval` gives the photos
     assert r["cards"]["whole_photo_exact"] == round(sum(x["cards_exact"] for x in rows) / 3, 4)
     assert main(["eval", str(d), "--json", str(tmp_path / "c.json")]) == 0

@@ -72,20 +72,29 @@ def evaluate(root: str | Path, model: str | Path | ModelInfo | None = None, limi
     info = _info(model)  # read once, not for every photo
     tally = CardTally()
     lat = []
+    stages: dict[str, list[float]] = {}
     for gt in tqdm(gts, desc="eval", unit="img", disable=not progress):
         img_path = root / gt["image"]
-        times = []
+        runs = []
         for _ in range(repeat):
             t = time.perf_counter()
             rec = recognize(img_path, info)
-            times.append((time.perf_counter() - t) * 1000)
-        lat.append(float(np.median(times)))
+            runs.append(((time.perf_counter() - t) * 1000, rec.timings_ms))
+        lat.append(float(np.median([ms for ms, _ in runs])))
+        for k, ms in sorted(runs, key=lambda r: r[0])[len(runs) // 2][1].items():  # the stages of the median read
+            stages.setdefault(k, []).append(ms)
         tally.add(gt, rec.cards, rec.spares)
     changed = changed_settings(info)
     return {"images": len(gts)} | ({"settings": changed} if changed else {}) | tally.report(box_errors=True) | \
         ({"repeat": repeat} if repeat > 1 else {}) | {
         "latency_ms": {"p50": round(float(np.percentile(lat, 50)), 1), "p90": round(float(np.percentile(lat, 90)), 1),
-                       "p99": round(float(np.percentile(lat, 99)), 1)}}
+                       "p99": round(float(np.percentile(lat, 99)), 1)},
+        "stages_ms_p50": _medians(stages)}
+
+
+def _medians(stages: dict[str, list[float]]) -> dict[str, float]:
+    """Each stage's median time (ms) over the photos: where a recognition's time goes (Recognition.timings_ms)."""
+    return {k: round(float(np.median(v)), 1) for k, v in stages.items()}
 
 
 class CardTally:
@@ -177,6 +186,10 @@ class CardTally:
         }
 
 
+def format_stages(stages: dict[str, float]) -> str:
+    return ", ".join(f"{k} {v}" for k, v in stages.items()) + " ms"
+
+
 def format_report(r: dict[str, Any]) -> str:
     lines = [
         f"images {r['images']}, cards {r['cards']}",
@@ -187,6 +200,8 @@ def format_report(r: dict[str, Any]) -> str:
         f"  latency p50/p90/p99   {r['latency_ms']['p50']} / {r['latency_ms']['p90']} / {r['latency_ms']['p99']} ms"
         + (f" (each photo the median of {r['repeat']} reads)" if r.get("repeat", 1) > 1 else ""),
     ]
+    if r.get("stages_ms_p50"):
+        lines.append("  stages, median        " + format_stages(r["stages_ms_p50"]))
     if r.get("box_errors"):
         b = r["box_errors"]
         lines.append(f"  box errors (std)      across {b['across']['std']:.3f} W, along {b['along']['std']:.3f} L, "
@@ -262,6 +277,7 @@ def evaluate_hands(root: str | Path, model: str | Path | ModelInfo | None = None
     tally = CardTally()  # the same recognitions, card by card
     right_plain = right_rep = repaired = errors = 0
     lat = []
+    stages: dict[str, list[float]] = {}
     rows = []
     for gt in tqdm(gts, desc="eval hands", unit="img", disable=not progress):
         ctx = PhotoContext.from_hand_file(gt["hand"])
@@ -272,6 +288,9 @@ def evaluate_hands(root: str | Path, model: str | Path | ModelInfo | None = None
             rec = reuse[gt["image"]]
         else:
             rec = made[gt["image"]] = recognize(root / gt["image"], info)
+            for k, ms in rec.timings_ms.items():
+                stages.setdefault(k, []).append(ms)
+        t_score = time.perf_counter()
         error = None
         photo_exact = tally.add(gt, rec.cards, rec.spares)
         try:
@@ -283,6 +302,7 @@ def evaluate_hands(root: str | Path, model: str | Path | ModelInfo | None = None
             total_rep, n_rep, won, error, flagged = None, 0, False, str(e), False
             errors += 1
         lat.append((time.perf_counter() - t) * 1000)
+        stages.setdefault("score", []).append((time.perf_counter() - t_score) * 1000)
         try:
             total_plain = score_recognition(rec, ctx, repair_on=False).result.total
         except PhotoError:
@@ -312,6 +332,7 @@ def evaluate_hands(root: str | Path, model: str | Path | ModelInfo | None = None
         "wrong_total_on_a_win_unflagged": sum(r["won"] and r["with_repair"] != r["expected"] and not r["other_reading"] for r in rows),
         "right_total_flagged": sum(r["with_repair"] == r["expected"] and r["other_reading"] for r in rows),
         "latency_ms": {"p50": round(float(np.percentile(lat, 50)), 1), "p90": round(float(np.percentile(lat, 90)), 1)},
+        "stages_ms_p50": _medians(stages),
         "with_repair_by_layout": {lay: round(float(np.mean([r["with_repair"] == r["expected"] for r in rows if r["layout"] == lay])), 4)
                                   for lay in sorted({r["layout"] for r in rows if r["layout"]})},
         # what the photo → hu figures rest on: the recognitions' cards against the labelled ones
