@@ -66,6 +66,44 @@ def test_coco_checked_by_pycocotools_and_supervision(photos, tmp_path):
     assert len(ann["segmentation"][0]) == 8
 
 
+def test_iphone_heic_photos_are_labelled_and_exported_as_jpeg_copies(sample_scenes, tmp_path):
+    """A HEIC photo held upright (EXIF 6): labelled as seen, and every export names an upright JPEG copy of it
+    (OUT/images/<path>.jpg) that ultralytics and supervision read with its labels."""
+    heif = pytest.importorskip("pillow_heif")
+    from PIL import Image
+
+    root = tmp_path / "phone"
+    (root / "day1").mkdir(parents=True)
+    shutil.copy(sample_scenes[0], root / "day1" / "IMG_0001.JPG")
+    im = Image.open(sample_scenes[1])
+    ex = Image.Exif()
+    ex[0x0112] = 6
+    heif.from_pillow(im.transpose(Image.Transpose.ROTATE_90)).save(root / "day1" / "IMG_0002.HEIC", exif=ex.tobytes(), quality=92)
+    assert sorted(p.name for p in find_images(root)) == ["IMG_0001.JPG", "IMG_0002.HEIC"]
+
+    y = label(root, tmp_path / "y", "yolo-obb", workers=1, progress=False)
+    assert y.labelled == 2 and not y.skipped
+    copy = tmp_path / "y" / "images" / "day1" / "IMG_0002.HEIC.jpg"
+    assert Image.open(copy).size == im.size  # upright, as the photo is seen
+    from vision.ultra import offline_ultralytics
+
+    offline_ultralytics()
+    from ultralytics.data.utils import img2label_paths, verify_image_label
+
+    lab = img2label_paths([str(copy)])[0]
+    res = verify_image_label((str(copy), lab, "", False, 35, 0, 2, False))
+    assert res[6] == 1 and res[8] == 0 and len(res[1]) > 5, res[-1]
+
+    c = label(root, None, "coco", workers=1, progress=False)  # the output inside the photos' folder, as by default
+    import supervision as sv
+
+    ds = sv.DetectionDataset.from_coco(images_directory_path=str(root), force_masks=False,
+                                       annotations_path=str(root / "labels-changpai" / "annotations.json"))
+    assert len(ds) == 2 and c.cards == sum(len(d) for _, _, d in ds)
+    names = {i["file_name"] for i in json.loads((root / "labels-changpai" / "annotations.json").read_text())["images"]}
+    assert names == {"day1/IMG_0001.JPG", "labels-changpai/images/day1/IMG_0002.HEIC.jpg"}
+
+
 def test_label_studio_tasks(photos, tmp_path):
     out = tmp_path / "ls"
     label(photos, out, "label-studio", workers=1, progress=False)

@@ -26,7 +26,10 @@ import numpy as np
 from scoring.cards import CODES, NAMES_ZH
 
 FORMATS = ("yolo-obb", "coco", "label-studio")
-IMAGE_EXTS = {".jpg", ".jpeg", ".png", ".webp", ".bmp", ".tif", ".tiff"}
+IMAGE_EXTS = {".jpg", ".jpeg", ".png", ".webp", ".bmp", ".tif", ".tiff", ".heic", ".heif"}
+# photos that training tools, Label Studio and browsers mostly cannot open: the exports name a JPEG copy of each,
+# upright, written once to OUT/images/<path>.jpg (labels of IMG_1.HEIC: images/IMG_1.HEIC.jpg, labels/IMG_1.HEIC.txt)
+CONVERTED = {".heic", ".heif"}
 STATE_DIR = ".changpai-label"
 
 
@@ -122,7 +125,7 @@ def coco_document(recs: list[dict[str, Any]]) -> dict[str, Any]:
     """COCO with each rotated card as a segmentation polygon (COCO has no rotation field)."""
     images, anns = [], []
     for i, r in enumerate(recs, 1):
-        images.append({"id": i, "file_name": r["rel"], "width": r["width"], "height": r["height"]})
+        images.append({"id": i, "file_name": r.get("file_name", r["rel"]), "width": r["width"], "height": r["height"]})
         for c in r["cards"]:
             q = np.array(c["quad"], np.float64)
             x0, y0 = q.min(0)
@@ -167,7 +170,7 @@ def label_studio_tasks(recs: list[dict[str, Any]], image_prefix: str = "/data/lo
                             "value": {k: (round(x, 4) if isinstance(x, float) else x) for k, x in v.items()},
                             "score": c["confidence"]})
         score = float(np.mean([c["confidence"] for c in r["cards"]])) if r["cards"] else 0.0
-        tasks.append({"data": {"image": image_prefix + r["rel"]},
+        tasks.append({"data": {"image": image_prefix + r.get("file_name", r["rel"])},
                       "predictions": [{"model_version": r.get("model", "changpai"), "score": round(score, 4), "result": results}]})
     return tasks
 
@@ -285,6 +288,10 @@ def label(root: str | Path, out: str | Path | None = None, fmt: str = "yolo-obb"
             recs.append(r)
     summary.cards = sum(len(r["cards"]) for r in recs)
     summary.flagged = sum(c["flagged"] for r in recs for c in r["cards"])
+    for r in recs:
+        if Path(r["rel"]).suffix.lower() in CONVERTED:
+            r["jpeg"] = _jpeg_copy(root, out, r["rel"])
+            r["file_name"] = Path(os.path.relpath(out / "images" / r["jpeg"], root)).as_posix()  # as the photos' paths are
     _write_format(recs, root, out, fmt, manifest, overwrite, summary)
     page = review_page(recs, root, min_conf)
     manifest.write(out / "review.html", out, page.encode())
@@ -303,11 +310,25 @@ def _guarded_write(p: Path, data: bytes, out: Path, manifest: Manifest, overwrit
     manifest.write(p, out, data)
 
 
+def _jpeg_copy(root: Path, out: Path, rel: str) -> str:
+    """The photo ``rel`` (one of CONVERTED) as a JPEG under OUT/images, as the user sees it (its rotation applied):
+    written when missing; its path there."""
+    from .imageio import load_image
+
+    name = rel + ".jpg"
+    dest = out / "images" / name
+    if not dest.exists():
+        ok, buf = cv2.imencode(".jpg", load_image(root / rel), [cv2.IMWRITE_JPEG_QUALITY, 95])
+        atomic_write(dest, buf.tobytes())
+    return name
+
+
 def _write_format(recs, root: Path, out: Path, fmt: str, manifest: Manifest, overwrite: bool, summary: Summary) -> None:
     if fmt == "yolo-obb":
         for r in recs:
-            stem = Path(r["rel"]).with_suffix("")
-            img_link = out / "images" / r["rel"]
+            name = r.get("jpeg", r["rel"])  # a converted photo's JPEG copy is already there
+            stem = Path(name).with_suffix("")
+            img_link = out / "images" / name
             if not img_link.exists():
                 img_link.parent.mkdir(parents=True, exist_ok=True)
                 try:

@@ -47,5 +47,5 @@ def run(args: argparse.Namespace) -> int:
     out = args.out or os.path.join(args.dir, "labels-changpai")
     print(f"review page: {os.path.join(out, 'review.html')}")
     if s.images == 0:
-        print(json.dumps({"note": "no images found (jpg, jpeg, png, webp, bmp, tif; any letter case)"}))
+        print(json.dumps({"note": "no images found (jpg, jpeg, heic, png, webp, bmp, tif; any letter case)"}))
     return 0
