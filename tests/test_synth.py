@@ -203,6 +203,25 @@ def test_user_faces_folder_is_used(tmp_path):
     assert other[..., 1].mean() != face[..., 1].mean()
 
 
+def test_a_face_photographed_on_an_iphone_is_taken_upright(tmp_path):
+    """A face in a face folder may be a phone's HEIC, stored turned with an EXIF rotation: read as seen."""
+    heif = pytest.importorskip("pillow_heif")
+    from PIL import Image
+
+    faces = tmp_path / "faces"
+    (faces / "bh").mkdir(parents=True)
+    img = np.zeros((300, 60, 3), np.uint8)
+    img[:150, :, 2] = 220  # red above, blue below, upright
+    img[150:, :, 0] = 220
+    ex = Image.Exif()
+    ex[0x0112] = 8  # shown turned 90° anticlockwise (read without it, the face would come out upside down)
+    turned = Image.fromarray(img[:, :, ::-1]).transpose(Image.Transpose.ROTATE_270)
+    heif.from_pillow(turned).save(faces / "bh" / "IMG_0003.HEIC", exif=ex.tobytes(), quality=95)
+    face, _ = FaceSource(random_style(random.Random(0)), faces).face("bh")
+    top, bottom = face[: FACE_H // 3], face[-FACE_H // 3:]
+    assert top[..., 2].mean() > 150 > top[..., 0].mean() and bottom[..., 0].mean() > 150 > bottom[..., 2].mean()
+
+
 def test_scrambled_heads_show_no_numeral_and_only_when_asked_for():
     from vision.faces import NUM_SUZHOU, NUM_UPPER, NUM_ZH, SCRAMBLED, TRAIN_FAMILIES, _head
 

@@ -21,6 +21,7 @@ from PIL import Image, ImageDraw
 from scoring.cards import CODES
 
 from .fonts import HOLDOUT_FONTS, TRAIN_FONTS, font
+from .imageio import IMAGE_EXTS, load_image
 
 FACE_W, FACE_H = 96, 448
 
@@ -403,9 +404,7 @@ class FaceSource:
             p = paths[(rng.randrange(len(paths)) if rng else 0)]
             key = str(p)
             if key not in self._cache:
-                img = cv2.imread(str(p), cv2.IMREAD_COLOR)
-                if img is None:
-                    raise ValueError(f"Cannot read face image {p}.")
+                img = load_image(p)  # any photo format, its EXIF rotation applied; ImageError in one sentence
                 if img.shape[1] > img.shape[0]:
                     img = cv2.rotate(img, cv2.ROTATE_90_CLOCKWISE)
                 img = cv2.resize(img, (FACE_W, FACE_H), interpolation=cv2.INTER_AREA)
@@ -418,7 +417,6 @@ class FaceSource:
         return self._cache[code]
 
 
-IMAGE_EXTS = {".png", ".jpg", ".jpeg", ".bmp", ".webp", ".tif", ".tiff"}
 
 
 def load_face_folder(root: str | Path) -> dict[str, list[Path]]:

@@ -20,6 +20,7 @@ try:  # HEIC/HEIF photos (an iPhone's default) through Pillow: libheif applies t
 except ImportError:  # without it a HEIC file is refused as unreadable, in one sentence
     pass
 
+IMAGE_EXTS = {".jpg", ".jpeg", ".heic", ".heif", ".png", ".webp", ".bmp", ".tif", ".tiff"}  # photos looked for in folders
 MAX_PIXELS = 60_000_000  # a 48-MP phone photo fits; a decompression bomb does not
 MAX_BYTES = 80 * 1024 * 1024
 
@@ -119,4 +120,4 @@ def apply_orientation(img: np.ndarray, orientation: int) -> np.ndarray:
     return img
 
 
-__all__ = ["ImageError", "load_image", "read_photo", "READ_SIDE", "ImageOps"]
+__all__ = ["ImageError", "IMAGE_EXTS", "load_image", "read_photo", "READ_SIDE", "ImageOps"]

@@ -25,8 +25,9 @@ import numpy as np
 
 from scoring.cards import CODES, NAMES_ZH
 
+from .imageio import IMAGE_EXTS
+
 FORMATS = ("yolo-obb", "coco", "label-studio")
-IMAGE_EXTS = {".jpg", ".jpeg", ".png", ".webp", ".bmp", ".tif", ".tiff", ".heic", ".heif"}
 # photos that training tools, Label Studio and browsers mostly cannot open: the exports name a JPEG copy of each,
 # upright, written once to OUT/images/<path>.jpg (labels of IMG_1.HEIC: images/IMG_1.HEIC.jpg, labels/IMG_1.HEIC.txt)
 CONVERTED = {".heic", ".heif"}
