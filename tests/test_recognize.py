@@ -152,6 +152,22 @@ def test_a_heic_photo_turned_by_its_exif_is_scored_as_the_jpeg(tmp_path, capsys)
     assert json.loads(capsys.readouterr().out)["total"] == _gt(5)["expected_total"]
 
 
+@pytest.mark.parametrize("mode", ["RGBA", "L"])
+def test_a_heic_with_alpha_or_in_grey_is_read_as_colour(mode):
+    heif = pytest.importorskip("pillow_heif")
+    import io
+
+    from PIL import Image
+
+    from vision.imageio import load_image
+
+    im = Image.open(SAMPLES / "hand_1.jpg")
+    buf = io.BytesIO()
+    heif.from_pillow(im.convert(mode)).save(buf, quality=90)
+    img = load_image(buf.getvalue())
+    assert img.shape == (im.height, im.width, 3) and img.dtype == np.uint8
+
+
 def test_a_truncated_heic_is_one_sentence(tmp_path, capsys):
     heif = pytest.importorskip("pillow_heif")
     from PIL import Image
