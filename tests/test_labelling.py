@@ -104,6 +104,27 @@ def test_iphone_heic_photos_are_labelled_and_exported_as_jpeg_copies(sample_scen
     assert names == {"day1/IMG_0001.JPG", "labels-changpai/images/day1/IMG_0002.HEIC.jpg"}
 
 
+def test_photos_sharing_a_name_but_not_the_extension_keep_their_own_yolo_labels(sample_scenes, tmp_path):
+    import cv2
+
+    root = tmp_path / "mixed"
+    root.mkdir()
+    shutil.copy(sample_scenes[0], root / "IMG_1.jpg")
+    cv2.imwrite(str(root / "IMG_1.png"), cv2.imread(str(sample_scenes[1])))  # another hand, the same name
+    shutil.copy(sample_scenes[2], root / "IMG_2.jpg")
+    out = tmp_path / "y"
+    assert label(root, out, "yolo-obb", workers=1, progress=False).labelled == 3
+    images = sorted(p.name for p in (out / "images").iterdir())
+    assert images == ["IMG_1_jpg.jpg", "IMG_1_png.png", "IMG_2.jpg"]  # a lone name stays as it was
+    from vision.labelling import STATE_DIR
+
+    for photo, lab in (("IMG_1.jpg", "IMG_1_jpg.txt"), ("IMG_1.png", "IMG_1_png.txt"), ("IMG_2.jpg", "IMG_2.txt")):
+        rec = json.loads((out / STATE_DIR / "recognitions" / f"{photo}.json").read_text())
+        lines = (out / "labels" / lab).read_text().splitlines()
+        assert len(lines) == len(rec["cards"]) > 0
+    assert (out / "labels" / "IMG_1_jpg.txt").read_text() != (out / "labels" / "IMG_1_png.txt").read_text()
+
+
 def test_label_studio_tasks(photos, tmp_path):
     out = tmp_path / "ls"
     label(photos, out, "label-studio", workers=1, progress=False)

@@ -15,6 +15,7 @@ import html
 import json
 import math
 import os
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -324,10 +325,20 @@ def _jpeg_copy(root: Path, out: Path, rel: str) -> str:
     return name
 
 
+def yolo_names(recs: list[dict[str, Any]]) -> list[str]:
+    """Each photo's name under OUT/images, its YOLO labels under OUT/labels by the same stem (ultralytics' pairing):
+    the photo's path, or its JPEG copy's (CONVERTED). Photos of one folder that share a stem (IMG_1.jpg and
+    IMG_1.png) would share a label file: they take their extension into the name (IMG_1_jpg.jpg, IMG_1_png.png)."""
+    names = [r.get("jpeg", r["rel"]) for r in recs]
+    stems = Counter(Path(n).with_suffix("").as_posix() for n in names)
+    return [n if "jpeg" in r or stems[Path(n).with_suffix("").as_posix()] == 1
+            else Path(n).with_name(f"{Path(n).stem}_{Path(n).suffix[1:]}{Path(n).suffix}").as_posix()
+            for r, n in zip(recs, names, strict=True)]
+
+
 def _write_format(recs, root: Path, out: Path, fmt: str, manifest: Manifest, overwrite: bool, summary: Summary) -> None:
     if fmt == "yolo-obb":
-        for r in recs:
-            name = r.get("jpeg", r["rel"])  # a converted photo's JPEG copy is already there
+        for r, name in zip(recs, yolo_names(recs), strict=True):  # a converted photo's JPEG copy is already there
             stem = Path(name).with_suffix("")
             img_link = out / "images" / name
             if not img_link.exists():
