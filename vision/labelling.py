@@ -26,7 +26,7 @@ import numpy as np
 
 from scoring.cards import CODES, NAMES_ZH
 
-from .imageio import IMAGE_EXTS
+from .imageio import IMAGE_EXTS, load_image
 
 FORMATS = ("yolo-obb", "coco", "label-studio")
 # photos that training tools, Label Studio and browsers mostly cannot open: the exports name a JPEG copy of each,
@@ -201,8 +201,6 @@ def review_page(recs: list[dict[str, Any]], root: Path, min_conf: float, max_car
     for r, c in flagged[:max_cards]:
         img = cache.get(r["rel"])
         if img is None:
-            from .imageio import load_image
-
             img = load_image(root / r["rel"])
             cache = {r["rel"]: img}
         crop = rectify(img, np.array(c["quad"], np.float32), (64, 256), ordered=True)
@@ -315,8 +313,6 @@ def _guarded_write(p: Path, data: bytes, out: Path, manifest: Manifest, overwrit
 def _jpeg_copy(root: Path, out: Path, rel: str) -> str:
     """The photo ``rel`` (one of CONVERTED) as a JPEG under OUT/images, as the user sees it (its rotation applied):
     written when missing; its path there."""
-    from .imageio import load_image
-
     name = rel + ".jpg"
     dest = out / "images" / name
     if not dest.exists():
