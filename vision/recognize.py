@@ -261,7 +261,7 @@ class RawBoxes:
 
 def _rgb_planes(bgr: np.ndarray) -> np.ndarray:
     """N × H × W × 3 BGR uint8 images as the networks take them: N × 3 × H × W RGB float32 in 0–1 (a plane at
-    a time: a quarter of the time numpy takes to convert the strided view at once, the same numbers)."""
+    a time: a third to a half of the time numpy takes to convert the strided view at once, the same numbers)."""
     x = np.empty((bgr.shape[0], 3, *bgr.shape[1:3]), np.float32)
     for c in range(3):
         x[:, c] = bgr[..., 2 - c]
