@@ -93,6 +93,9 @@ def test_iphone_heic_photos_are_labelled_and_exported_as_jpeg_copies(sample_scen
     lab = img2label_paths([str(copy)])[0]
     res = verify_image_label((str(copy), lab, "", False, 35, 0, 2, False))
     assert res[6] == 1 and res[8] == 0 and len(res[1]) > 5, res[-1]
+    copy.unlink()  # a copy gone since: made again when the run resumes, the recognition not redone
+    again = label(root, tmp_path / "y", "yolo-obb", workers=1, progress=False)
+    assert again.resumed == 2 and again.labelled == 0 and Image.open(copy).size == im.size
 
     c = label(root, None, "coco", workers=1, progress=False)  # the output inside the photos' folder, as by default
     import supervision as sv

@@ -73,14 +73,17 @@ class Summary:
                 "kept_edited": self.kept_edited}
 
 
-def recognize_file(args: tuple[str, str | None]) -> dict[str, Any]:
-    """Worker: one image → its recognition as a dict, or an error sentence. Runs in any process."""
-    path, model = args
+def recognize_file(args: tuple[str, str | None] | tuple[str, str | None, str | None]) -> dict[str, Any]:
+    """Worker: one image → its recognition as a dict, or an error sentence. Runs in any process. A third item
+    names where to write the photo's JPEG copy (a CONVERTED photo: ``jpeg_copy``), in the same pass."""
+    path, model, copy_to = (*args, None)[:3]
     from .imageio import ImageError
     from .recognize import ModelError, recognize
 
     try:
         rec = recognize(path, model)
+        if copy_to:
+            jpeg_copy(Path(path), Path(copy_to))
     except (ImageError, ModelError) as e:
         return {"file": path, "error": str(e)}
     return {"file": path, "width": rec.width, "height": rec.height, "cards": [c.to_dict() for c in rec.cards]}
@@ -249,7 +252,8 @@ def label(root: str | Path, out: str | Path | None = None, fmt: str = "yolo-obb"
     from tqdm import tqdm
 
     bar = tqdm(total=len(images), initial=summary.resumed, desc=f"label {fmt}", unit="img", disable=not progress)
-    items = [(str(p), model) for p in todo]
+    items = [(str(p), model, str(out / "images" / _copy_name(p.relative_to(root).as_posix())) if _converted(p) else None)
+             for p in todo]
     if mapper is not None:
         results: Iterable[dict[str, Any]] = mapper(recognize_file, items)
     elif workers > 1 and len(items) > 1:
@@ -289,8 +293,9 @@ def label(root: str | Path, out: str | Path | None = None, fmt: str = "yolo-obb"
     summary.cards = sum(len(r["cards"]) for r in recs)
     summary.flagged = sum(c["flagged"] for r in recs for c in r["cards"])
     for r in recs:
-        if Path(r["rel"]).suffix.lower() in CONVERTED:
-            r["jpeg"] = _jpeg_copy(root, out, r["rel"])
+        if _converted(Path(r["rel"])):
+            r["jpeg"] = _copy_name(r["rel"])
+            jpeg_copy(root / r["rel"], out / "images" / r["jpeg"])  # made with the recognition unless it was gone
             r["file_name"] = Path(os.path.relpath(out / "images" / r["jpeg"], root)).as_posix()  # as the photos' paths are
     _write_format(recs, root, out, fmt, manifest, overwrite, summary)
     page = review_page(recs, root, min_conf)
@@ -310,15 +315,21 @@ def _guarded_write(p: Path, data: bytes, out: Path, manifest: Manifest, overwrit
     manifest.write(p, out, data)
 
 
-def _jpeg_copy(root: Path, out: Path, rel: str) -> str:
-    """The photo ``rel`` (one of CONVERTED) as a JPEG under OUT/images, as the user sees it (its rotation applied):
-    written when missing; its path there."""
-    name = rel + ".jpg"
-    dest = out / "images" / name
+def _converted(p: Path) -> bool:
+    return p.suffix.lower() in CONVERTED
+
+
+def _copy_name(rel: str) -> str:
+    """Where a CONVERTED photo's JPEG copy lies under OUT/images."""
+    return rel + ".jpg"
+
+
+def jpeg_copy(photo: Path, dest: Path) -> None:
+    """``photo`` (one of CONVERTED) written to ``dest`` as a JPEG, as the user sees it (its rotation applied),
+    unless it is there already."""
     if not dest.exists():
-        ok, buf = cv2.imencode(".jpg", load_image(root / rel), [cv2.IMWRITE_JPEG_QUALITY, 95])
+        ok, buf = cv2.imencode(".jpg", load_image(photo), [cv2.IMWRITE_JPEG_QUALITY, 95])
         atomic_write(dest, buf.tobytes())
-    return name
 
 
 def yolo_names(recs: list[dict[str, Any]]) -> list[str]:
