@@ -132,7 +132,7 @@ def test_score_photo_cli(capsys, n):
 def test_a_heic_photo_turned_by_its_exif_is_scored_as_the_jpeg(tmp_path, capsys):
     """An iPhone's HEIC, held upright (EXIF orientation 6, stored turned): read as the user sees it, its cards'
     corners in those pixels, and scored as the same photo in JPEG."""
-    pytest.importorskip("pillow_heif")
+    heif = pytest.importorskip("pillow_heif")
     from PIL import Image
 
     from vision.imageio import load_image
@@ -143,7 +143,7 @@ def test_a_heic_photo_turned_by_its_exif_is_scored_as_the_jpeg(tmp_path, capsys)
     ex = Image.Exif()
     ex[0x0112] = 6  # the sensor's picture turned 90° clockwise to show it
     heic = tmp_path / "hand_5.heic"
-    im.transpose(Image.Transpose.ROTATE_90).save(heic, exif=ex.tobytes(), quality=92)
+    heif.from_pillow(im.transpose(Image.Transpose.ROTATE_90)).save(heic, exif=ex.tobytes(), quality=92)
     assert load_image(heic).shape[:2] == (im.height, im.width)
     a, b = recognize(jpeg), recognize(heic)
     assert (b.width, b.height) == (a.width, a.height)

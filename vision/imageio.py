@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import warnings
+from functools import cache
 from pathlib import Path
 
 import cv2
@@ -12,17 +13,28 @@ from PIL import Image, ImageOps, UnidentifiedImageError
 
 from scoring.messages import Msg
 
-try:  # HEIC/HEIF photos (an iPhone's default) through Pillow: libheif applies the photo's own rotation and sets
-    import pillow_heif  # its EXIF orientation to 1, so it is not applied twice
-
-    pillow_heif.options.THUMBNAILS = pillow_heif.options.DEPTH_IMAGES = pillow_heif.options.AUX_IMAGES = False  # the photo only
-    pillow_heif.register_heif_opener()
-except ImportError:  # without it a HEIC file is refused as unreadable, in one sentence
-    pillow_heif = None
-
 IMAGE_EXTS = {".jpg", ".jpeg", ".heic", ".heif", ".png", ".webp", ".bmp", ".tif", ".tiff"}  # photos looked for in folders
 MAX_PIXELS = 60_000_000  # a 48-MP phone photo fits; a decompression bomb does not
 MAX_BYTES = 80 * 1024 * 1024
+
+
+@cache
+def _heif():
+    """pillow_heif, imported and registered with Pillow the first time a HEIC/HEIF photo comes (not at every start
+    of a command or worker); None when it is not installed: a HEIC is then refused as unreadable, in one sentence.
+    libheif applies the photo's own rotation and sets its EXIF orientation to 1, so it is not applied twice."""
+    try:
+        import pillow_heif
+    except ImportError:
+        return None
+    pillow_heif.options.THUMBNAILS = pillow_heif.options.DEPTH_IMAGES = pillow_heif.options.AUX_IMAGES = False  # the photo only
+    pillow_heif.register_heif_opener()
+    return pillow_heif
+
+
+def _looks_heif(data: bytes) -> bool:
+    """An ISO media file (HEIC/HEIF; its 'ftyp' box first), which Pillow opens only with pillow_heif registered."""
+    return data[4:8] == b"ftyp"
 
 
 class ImageError(ValueError):
@@ -61,6 +73,8 @@ def read_photo(src: str | Path | bytes, name: str | None = None, min_side: int |
         raise ImageError(Msg("image_empty", f"{label} is empty."))
     if len(data) > MAX_BYTES:
         raise ImageError(Msg("image_too_large", f"{label} is larger than {MAX_BYTES // 2**20} MB.", mb=MAX_BYTES // 2**20))
+    if _looks_heif(data):
+        _heif()
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", Image.DecompressionBombWarning)
@@ -88,7 +102,7 @@ def read_photo(src: str | Path | bytes, name: str | None = None, min_side: int |
         flag = next((fl for f, fl in REDUCED if max(w, h) >= f * min_side), flag)
     if fmt in ("JPEG", "PNG", "BMP", "WEBP", "TIFF"):
         img = cv2.imdecode(np.frombuffer(data, np.uint8), flag | cv2.IMREAD_IGNORE_ORIENTATION)
-    elif fmt == "HEIF":
+    elif fmt == "HEIF":  # Pillow opened it: pillow_heif is there
         img = _heif_bgr(data)
     if img is None:  # formats or files OpenCV will not take: let PIL decode
         try:
@@ -110,7 +124,7 @@ def _heif_bgr(data: bytes) -> np.ndarray | None:
     """A HEIC decoded by libheif straight to BGR, its own rotation applied (without Pillow's RGB copy and the
     conversion after it: 0.17 s less for 12 MP); None when that fails, for Pillow to try and say why."""
     try:
-        a = np.asarray(pillow_heif.open_heif(io.BytesIO(data), convert_hdr_to_8bit=True, bgr_mode=True))
+        a = np.asarray(_heif().open_heif(io.BytesIO(data), convert_hdr_to_8bit=True, bgr_mode=True))
     except Exception:  # noqa: BLE001 - libheif's errors have no common type; Pillow's decode reports them
         return None
     return cv2.cvtColor(a, cv2.COLOR_GRAY2BGR) if a.ndim == 2 else np.ascontiguousarray(a[:, :, :3])
