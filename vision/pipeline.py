@@ -284,12 +284,10 @@ def _recount(rec: Recognition, ctx: PhotoContext, mixed: bool = False) -> PhotoS
         ps = _clean_win(_applied(rec, (m,)), ctx, code_changes=1)
         if ps is not None and ps.repair.changes:
             wins.append((m.p * _p_codes(ps), (m,), ps))
-    if not wins:
-        ps = _clean_win(rec, ctx, code_changes=MIXED_CODE_CHANGES)
-        if ps is not None and ps.repair.changes:
-            wins.append((_p_codes(ps), (), ps))
-    if not wins:
-        ps = _clean_win(rec, ctx, code_changes=1, min_p=LAST_MIN_P)
+    for changes, min_p in ((MIXED_CODE_CHANGES, None), (1, LAST_MIN_P)):
+        if wins:
+            break
+        ps = _clean_win(rec, ctx, code_changes=changes, min_p=min_p)
         if ps is not None and ps.repair.changes:
             wins.append((_p_codes(ps), (), ps))
     return _likeliest(wins, rec) if wins else None
