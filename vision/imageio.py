@@ -114,10 +114,15 @@ def read_photo(src: str | Path | bytes, name: str | None = None, min_side: int |
     if img is None or img.size == 0:
         raise ImageError(_damaged(label))
     if min_side and flag == cv2.IMREAD_COLOR:  # decoded whole (not a JPEG, e.g. HEIC or PNG): made smaller the same way
-        f = next((f for f, _ in REDUCED if max(img.shape[:2]) >= f * min_side), 1)
-        if f > 1:
-            img = cv2.resize(img, (img.shape[1] // f, img.shape[0] // f), interpolation=cv2.INTER_AREA)
+        img = shrink(img, min_side)
     return apply_orientation(img, orientation), w / img.shape[1]
+
+
+def shrink(img: np.ndarray, min_side: int) -> np.ndarray:
+    """``img`` made smaller by 2, 4 or 8 as read_photo reads a large photo, its long side staying ≥ ``min_side``
+    (itself when it is not twice that)."""
+    f = next((f for f, _ in REDUCED if max(img.shape[:2]) >= f * min_side), 1)
+    return cv2.resize(img, (img.shape[1] // f, img.shape[0] // f), interpolation=cv2.INTER_AREA) if f > 1 else img
 
 
 def _heif_bgr(data: bytes) -> np.ndarray | None:
@@ -146,4 +151,4 @@ def apply_orientation(img: np.ndarray, orientation: int) -> np.ndarray:
     return img
 
 
-__all__ = ["ImageError", "IMAGE_EXTS", "load_image", "read_photo", "READ_SIDE", "ImageOps"]
+__all__ = ["ImageError", "IMAGE_EXTS", "load_image", "read_photo", "shrink", "READ_SIDE", "ImageOps"]

@@ -77,13 +77,18 @@ def recognize_file(args: tuple[str, str | None] | tuple[str, str | None, str | N
     """Worker: one image → its recognition as a dict, or an error sentence. Runs in any process. A third item
     names where to write the photo's JPEG copy (a CONVERTED photo: ``jpeg_copy``), in the same pass."""
     path, model, copy_to = (*args, None)[:3]
-    from .imageio import ImageError
-    from .recognize import ModelError, recognize
+    from .imageio import READ_SIDE, ImageError, shrink
+    from .recognize import ModelError, recognize, recognize_array
 
     try:
-        rec = recognize(path, model)
-        if copy_to:
-            jpeg_copy(Path(path), Path(copy_to))
+        if copy_to:  # decoded once for both (a HEIC has no smaller decode): the copy at full size, read as recognize reads it
+            full = load_image(path)
+            jpeg_copy(full, Path(copy_to))
+            small = shrink(full, READ_SIDE)
+            rec = recognize_array(small, model)
+            rec = rec.scaled(full.shape[1] / small.shape[1]) if small is not full else rec
+        else:
+            rec = recognize(path, model)
     except (ImageError, ModelError) as e:
         return {"file": path, "error": str(e)}
     return {"file": path, "width": rec.width, "height": rec.height, "cards": [c.to_dict() for c in rec.cards]}
@@ -324,11 +329,12 @@ def _copy_name(rel: str) -> str:
     return rel + ".jpg"
 
 
-def jpeg_copy(photo: Path, dest: Path) -> None:
-    """``photo`` (one of CONVERTED) written to ``dest`` as a JPEG, as the user sees it (its rotation applied),
-    unless it is there already."""
+def jpeg_copy(photo: Path | np.ndarray, dest: Path) -> None:
+    """``photo`` (one of CONVERTED, or its image as load_image gives it) written to ``dest`` as a JPEG, as the user
+    sees it (its rotation applied), unless it is there already."""
     if not dest.exists():
-        ok, buf = cv2.imencode(".jpg", load_image(photo), [cv2.IMWRITE_JPEG_QUALITY, 95])
+        img = photo if isinstance(photo, np.ndarray) else load_image(photo)
+        ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 95])
         atomic_write(dest, buf.tobytes())
 
 
