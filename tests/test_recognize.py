@@ -437,3 +437,44 @@ def test_spares_carry_the_recover_nets_word_on_them():
     q = np.array(rec.cards[0].quad)
     corner = replace(rec.spares[0], quad=(q - q.min(0) + 2).tolist())  # the same box in the photo's corner, no card near
     assert _judged(img, [corner], rec.cards, info)[0].judged == 1.0
+
+
+def test_a_crop_read_surely_one_way_is_not_read_the_other_way():
+    """ModelInfo.one_way: only the crops read with less than it one way round are read the other way too, and
+    their readings are those of both ways; above 1, every crop is read both ways (as before the setting)."""
+    from vision.geometry import swap_ends
+    from vision.recognize import classify
+
+    class Session:  # sure of code 4 for a light crop; a dark one reads 0.6 one way and 0.2 the other
+        def __init__(self):
+            self.seen = []
+
+        def get_inputs(self):
+            return [type("I", (), {"name": "x"})()]
+
+        def run(self, _, feed):
+            x = feed["x"]
+            self.seen.append(len(x))
+            out = np.full((len(x), 35), 0.001 / 34, np.float32)
+            out[:, 4] = 0.999
+            dark = x.mean(axis=(1, 2, 3)) < 0.5
+            first = x[..., :64].mean(axis=(1, 2, 3)) > x[..., 64:].mean(axis=(1, 2, 3))  # which half is lighter
+            out[dark] = 0.4 / 34
+            out[dark & first, 2], out[dark & ~first, 2] = 0.6, 0.2
+            out[dark & ~first, 9] = 0.6
+            return [out]
+
+    light = np.full((128, 128, 3), 220, np.uint8)
+    dark = np.full((128, 128, 3), 30, np.uint8)
+    dark[:, :64] = 60  # one half lighter than the other: the two ways round differ
+    assert not np.array_equal(swap_ends(dark), dark)
+    both = Session()
+    want = classify(both, [light, dark, light], 1.2)
+    assert both.seen == [6]
+    s = Session()
+    got = classify(s, [light, dark, light], 1.2, one_way=0.999)
+    assert s.seen == [3, 1]  # the dark crop alone read again
+    assert np.allclose(got[1], want[1], atol=1e-6)  # its reading is both ways', as before
+    assert got[0].argmax() == 4 and got[0].max() >= want[0].max() - 1e-3
+    none = Session()
+    assert np.allclose(classify(none, [light, dark], 1.2, one_way=2.0), want[:2]) and none.seen == [4]

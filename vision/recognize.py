@@ -117,6 +117,9 @@ class ModelInfo:
     prune: float = 0.0
     # codes the deck has not (a deck calibrated without 福禄寿禧财: changpai calibrate): never read
     absent: tuple[str, ...] = ()
+    # a crop the classifier reads with this probability one way round is not read the other way too (above 1:
+    # every crop is read both ways, classify)
+    one_way: float = 2.0
 
     @property
     def recovers(self) -> bool:
@@ -154,7 +157,7 @@ def model_info(path: str | Path | None = None) -> ModelInfo:
                          names, float(d.get("conf", 0.35)), float(d.get("iou", 0.5)),
                          float(d.get("rescue_conf", 1.0)), float(d.get("rescue_cls", 1.0)), float(d.get("zoom", 0.0)),
                          bool(d.get("mirror", False)), float(d.get("recover", 2.0)), float(d.get("prune", 0.0)),
-                         tuple(d.get("absent", ())))
+                         tuple(d.get("absent", ())), float(d.get("one_way", 2.0)))
     except (TypeError, ValueError) as e:
         raise ModelError(Msg("model_json", f"The model at {p} has a model.json that cannot be read ({e}).", path=str(p))) from None
     if sorted(str(n) for n in names if n != NOT_A_CARD) != sorted(CODES) or names.count(NOT_A_CARD) > 1:
@@ -177,7 +180,7 @@ def _has_its_nets(info: ModelInfo) -> ModelInfo:
 
 
 # thresholds that `changpai eval --set` may change, to measure a candidate without writing a model folder
-SETTINGS = ("conf", "iou", "rescue_conf", "rescue_cls", "zoom", "recover", "prune")
+SETTINGS = ("conf", "iou", "rescue_conf", "rescue_cls", "zoom", "recover", "prune", "one_way")
 
 
 def with_settings(info: ModelInfo, settings: dict[str, float]) -> ModelInfo:
@@ -347,23 +350,32 @@ def nms(raw: RawBoxes, conf: float, iou: float) -> list[tuple[np.ndarray, float]
     return quads_of(raw, nms_index(raw, conf, iou))
 
 
-def classify(cls_session, crops: list[np.ndarray], temperature: float) -> np.ndarray:
+def classify(cls_session, crops: list[np.ndarray], temperature: float, one_way: float = 2.0) -> np.ndarray:
     """Class probabilities for folded BGR crops, averaged over both ways round.
 
     The card turned end for end folds into the same square with its two halves swapped (geometry.fold);
-    turning the square itself by 180° would show both ends upside down, which no card ever does."""
+    turning the square itself by 180° would show both ends upside down, which no card ever does. A crop read
+    one way with probability ``one_way`` or more is not read the other way (ModelInfo.one_way)."""
     if not crops:
         return np.zeros((0, len(CODES)), np.float32)
-    batch = []
-    for c in crops:
-        batch.append(c)
-        batch.append(swap_ends(c))
-    x = _rgb_planes(np.stack(batch))
-    probs = cls_session.run(None, {cls_session.get_inputs()[0].name: x})[0]
-    logp = np.log(np.clip(probs, 1e-9, 1.0)).reshape(len(crops), 2, -1).mean(1) / temperature
+    if one_way > 1:
+        batch = [c for crop in crops for c in (crop, swap_ends(crop))]
+        probs = _classifier_run(cls_session, batch).reshape(len(crops), 2, -1)
+        logp = np.log(np.clip(probs, 1e-9, 1.0)).mean(1) / temperature
+    else:
+        logp = np.log(np.clip(_classifier_run(cls_session, crops), 1e-9, 1.0))
+        again = np.flatnonzero(logp.max(1) < np.log(one_way))
+        if len(again):
+            turned = _classifier_run(cls_session, [swap_ends(crops[k]) for k in again])
+            logp[again] = (logp[again] + np.log(np.clip(turned, 1e-9, 1.0))) / 2
+        logp /= temperature
     logp -= logp.max(1, keepdims=True)
     p = np.exp(logp)
     return p / p.sum(1, keepdims=True)
+
+
+def _classifier_run(cls_session, crops: list[np.ndarray]) -> np.ndarray:
+    return cls_session.run(None, {cls_session.get_inputs()[0].name: _rgb_planes(np.stack(crops))})[0]
 
 
 def recognize_array(img: np.ndarray, model: str | Path | ModelInfo | None = None, top_k: int = 5,
@@ -446,7 +458,7 @@ def read_boxes(img: np.ndarray, quads: list[np.ndarray], cls_s, info: ModelInfo)
 
 def read_crops(crops: list[np.ndarray], cls_s, info: ModelInfo) -> tuple[np.ndarray, np.ndarray]:
     """read_boxes for crops already cut and folded (geometry.fold)."""
-    return faces_only(classify(cls_s, crops, info.temperature), info)
+    return faces_only(classify(cls_s, crops, info.temperature, info.one_way), info)
 
 
 def _judged(img: np.ndarray, spares: list[Card], cards: list[Card], info: ModelInfo) -> list[Card]:

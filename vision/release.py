@@ -255,6 +255,9 @@ def write_card(dest: Path, meta: dict[str, Any]) -> Path:
             if r.get("last_epoch"):
                 lines.append("- recover net, last epoch (its val candidates): " +
                              ", ".join(f"{k} {v}" for k, v in r["last_epoch"].items()))
+        if meta.get("one_way", 2.0) <= 1:
+            lines.append(f"- one-way reads (recognize.classify): a crop the classifier reads with ≥ {meta['one_way']} one way round "
+                         "is not read the other way too" + (f"; {meta['one_way_note']}" if meta.get("one_way_note") else ""))
         if meta.get("mirror"):
             lines.append("- mirrored look: the final detector pass also runs on the mirrored input, each box averaged with "
                          "its mirror's (recognize._fuse)" + (f"; {meta['mirror_note']}" if meta.get("mirror_note") else ""))
