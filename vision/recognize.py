@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import asdict, dataclass, field, replace
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -130,7 +130,7 @@ class ModelInfo:
         """Whether recover.onnx is needed: to recover dropped boxes or to prune kept ones."""
         return self.recovers or self.prune > 0
 
-    @property
+    @cached_property  # asked for every reading of every card
     def codes(self) -> tuple[str, ...]:
         """The classifier's card classes, in output order (without its not-a-card class, if it has one)."""
         return tuple(n for n in self.names if n != NOT_A_CARD)
