@@ -69,7 +69,7 @@ def test_faces_are_cut_inside_the_card_and_cleaned_of_the_photos_light():
     assert out[200, 45].max() < 60
 
 
-def test_eval_calibration_passes_scenes_and_epochs_on(tmp_path, monkeypatch, capsys):
+def test_eval_calibration_passes_scenes_epochs_and_minutes_on(tmp_path, monkeypatch, capsys):
     import json
 
     import vision.calibrate
@@ -77,17 +77,43 @@ def test_eval_calibration_passes_scenes_and_epochs_on(tmp_path, monkeypatch, cap
 
     seen = {}
 
-    def fake_measure(work, base, n, seed, scenes, epochs):
-        seen.update(work=work, n=n, seed=seed, scenes=scenes, epochs=epochs)
+    def fake_measure(work, base, n, seed, scenes, epochs, minutes):
+        seen.update(work=work, n=n, seed=seed, scenes=scenes, epochs=epochs, minutes=minutes)
         fig = {"precision": 1.0, "recall": 0.99, "classification_accuracy": 0.98, "whole_photo_exact": 0.5}
-        return {"before": fig, "after": fig, "calibration_minutes": 1.0}
+        return {"before": fig, "after": fig, "calibration_minutes": 1.0, "calibration": {"epochs": 1, "epochs_asked": 1}}
 
     monkeypatch.setattr(vision.calibrate, "measure", fake_measure)
     out = tmp_path / "r.json"
     assert main(["eval-calibration", "--work", str(tmp_path), "--n", "5", "--scenes", "40", "--epochs", "1",
-                 "--json", str(out)]) == 0
-    assert seen == {"work": str(tmp_path), "n": 5, "seed": 9005, "scenes": 40, "epochs": 1}
-    assert "card accuracy 98.00 %" in capsys.readouterr().out and json.loads(out.read_text())["calibration_minutes"] == 1.0
+                 "--minutes", "7.5", "--json", str(out)]) == 0
+    assert seen == {"work": str(tmp_path), "n": 5, "seed": 9005, "scenes": 40, "epochs": 1, "minutes": 7.5}
+    said = capsys.readouterr().out
+    assert "card accuracy 98.00 %" in said and "1.0 min (1 of 1 epochs)" in said
+    assert json.loads(out.read_text())["calibration_minutes"] == 1.0
+
+
+def test_fine_tuning_stops_before_an_epoch_that_would_end_past_the_budget():
+    """vision.train.stop_before, the callback `changpai calibrate --minutes` trains with: the next epoch is judged
+    by the mean of those so far."""
+    import time
+
+    from vision.train import stop_before
+
+    class Trainer:
+        def __init__(self, epoch, started_s_ago):
+            self.epoch, self.start_epoch, self.stop = epoch, 0, False
+            self.train_time_start = time.time() - started_s_ago
+
+    on_time = Trainer(epoch=1, started_s_ago=100)  # two epochs done, 50 s each
+    stop_before(time.time() + 60)(on_time)
+    assert not on_time.stop  # one more ends in 50 s, within the 60 left
+    late = Trainer(epoch=1, started_s_ago=100)
+    stop_before(time.time() + 40)(late)
+    assert late.stop
+    resumed = Trainer(epoch=5, started_s_ago=50)  # resumed at epoch 5: one epoch done, of 50 s
+    resumed.start_epoch = 5
+    stop_before(time.time() + 60)(resumed)
+    assert not resumed.stop
 
 
 def test_calibrated_model_is_complete_loads_everywhere_and_never_reads_cards_the_deck_lacks(tmp_path, capsys):
@@ -109,9 +135,12 @@ def test_calibrated_model_is_complete_loads_everywhere_and_never_reads_cards_the
             (tmp_path / "faces" / c).mkdir(parents=True)
             cv2.imwrite(str(tmp_path / "faces" / c / "face.png"), src.face(c)[0])
     out = tmp_path / "deck"
-    assert main(["calibrate", "--faces", str(tmp_path / "faces"), "--out", str(out), "--scenes", "8", "--epochs", "1",
-                 "--yes"]) == 0
-    assert json.loads((out / "model.json").read_text())["absent"] == list(EXTRAS)
+    # a budget already spent: one epoch of the two asked is trained, and the user is told
+    assert main(["calibrate", "--faces", str(tmp_path / "faces"), "--out", str(out), "--scenes", "8", "--epochs", "2",
+                 "--minutes", "0.01", "--yes"]) == 0
+    assert "1 of 2 epochs within --minutes 0.01" in capsys.readouterr().out
+    meta = json.loads((out / "model.json").read_text())
+    assert meta["absent"] == list(EXTRAS) and (meta["calibration"]["epochs"], meta["calibration"]["epochs_asked"]) == (1, 2)
     info = model_info(out)
     assert info.absent == EXTRAS
     for net in BOX_NETS:  # the nets that judge boxes, not faces, carry over as they are

@@ -19,7 +19,7 @@ import numpy as np
 
 from scoring.cards import CODES, EXTRAS, NAMES_ZH
 
-from . import CALIBRATION_SCENES
+from . import CALIBRATION_MINUTES, CALIBRATION_SCENES
 from .faces import FACE_H, FACE_W
 from .geometry import axes, order_long_axis_vertical, rectify
 from .imageio import load_image
@@ -101,15 +101,20 @@ def check_sheet(faces: list[tuple[str, np.ndarray]]) -> np.ndarray:
     return np.vstack([np.pad(r, ((0, 0), (0, width - r.shape[1]), (0, 0)), constant_values=90) for r in rows])
 
 
+EXPORT_S = 30  # what calibrate does after the fine-tuning (export, copies) takes well under this
+
 # the scenes crops are mined from: finished hands in rows, stairs and fans, as the photos to be read
 # (seed 9005's held-out deck, 160 scenes: whole-photo exact 72.5 % mining `detect` scenes, 80 % mining these)
 MINE_KIND = "hands"
 
 
 def calibrate(photos: list[str], out: str | Path, base: str | Path | None = None, faces_dir: str | None = None,
-              scenes: int = CALIBRATION_SCENES, epochs: int = 4, workers: int = 2, confirm=None) -> dict[str, Any]:
-    """Build a calibrated model folder ``out`` (the base detector, a fine-tuned classifier)."""
+              scenes: int = CALIBRATION_SCENES, epochs: int = 4, workers: int = 2, confirm=None,
+              minutes: float = CALIBRATION_MINUTES) -> dict[str, Any]:
+    """Build a calibrated model folder ``out`` (the base detector, a fine-tuned classifier). The fine-tuning trains
+    ``epochs``, fewer when one more would end past ``minutes`` from the start (EXPORT_S left for what follows)."""
     t0 = time.perf_counter()
+    deadline = time.time() + minutes * 60 - EXPORT_S
     base_info = model_info(base or DEFAULT_MODEL)
     out = Path(out)
     faces_root = out / "faces"
@@ -134,7 +139,7 @@ def calibrate(photos: list[str], out: str | Path, base: str | Path | None = None
     # render scenes with these faces and fine-tune the classifier
     from .synth import Job
     from .synth import run as synth_run
-    from .train import train_classify
+    from .train import epochs_trained, train_classify
 
     data = out / "synth"
     synth_run(Job(str(data), "classify", 4242, scenes, ("classic",), str(faces_root), 0.15, 1280, 960), workers=workers, force=True)
@@ -151,7 +156,8 @@ def calibrate(photos: list[str], out: str | Path, base: str | Path | None = None
     _fill_missing_classes(data)
     run_dir = train_classify(str(data), epochs=epochs, imgsz=base_info.cls_imgsz, batch=64, name=f"calibrate-{out.name}",
                              model=str(base_info.path / "classifier.pt"), workers=1,
-                             extra=dict(warmup_epochs=0))  # fine-tuning from weights: lr0 0.001 (vision.train)
+                             extra=dict(warmup_epochs=0), deadline=deadline)  # fine-tuning from weights: lr0 0.001 (vision.train)
+    trained = epochs_trained(run_dir)
     from .release import export_onnx, reorder_classifier
 
     tuned, names = reorder_classifier(run_dir / "weights" / "best.pt", run_dir / "weights" / "release.pt")
@@ -166,7 +172,8 @@ def calibrate(photos: list[str], out: str | Path, base: str | Path | None = None
     meta["calibrated_from"] = str(base_info.path)
     # 福禄寿禧财 are laid out only when the deck has them (README): a deck shown without them never reads them
     meta["absent"] = [c for c in EXTRAS if c not in {code for code, _ in faces}]
-    meta["calibration"] = {"faces": len(faces), "scenes": scenes, "epochs": epochs, "minutes": round((time.perf_counter() - t0) / 60, 1)}
+    meta["calibration"] = {"faces": len(faces), "scenes": scenes, "epochs": trained, "epochs_asked": epochs,
+                           "minutes": round((time.perf_counter() - t0) / 60, 1)}
     (out / "model.json").write_text(json.dumps(meta, indent=1, ensure_ascii=False))
     shutil.rmtree(data, ignore_errors=True)
     return {"out": str(out), "faces": len(faces), "check": str(sheet), **meta["calibration"]}
@@ -210,7 +217,7 @@ def render_calibration_photo(style, seed: int = 0, n: int = 30, size: tuple[int,
 
 
 def measure(work: str | Path, base: str | Path | None = None, n_test: int = 60, seed: int = 9005, scenes: int = CALIBRATION_SCENES,
-            epochs: int = 4) -> dict[str, Any]:
+            epochs: int = 4, minutes: float = CALIBRATION_MINUTES) -> dict[str, Any]:
     """Before/after figures on a deck in the held-out style: one calibration photo, a test set of that deck."""
     import random
 
@@ -236,7 +243,7 @@ def measure(work: str | Path, base: str | Path | None = None, n_test: int = 60, 
     cv2.imwrite(str(photo_path), photo, [cv2.IMWRITE_JPEG_QUALITY, 92])
     before = evaluate(test, base, progress=False)
     t = time.perf_counter()
-    cal = calibrate([str(photo_path)], work / "model", base, scenes=scenes, epochs=epochs)
+    cal = calibrate([str(photo_path)], work / "model", base, scenes=scenes, epochs=epochs, minutes=minutes)
     minutes = (time.perf_counter() - t) / 60
     after = evaluate(test, work / "model", progress=False)
     return {"test_images": n_test, "style": "holdout", "seed": seed, "calibration_minutes": round(minutes, 1),

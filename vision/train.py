@@ -3,6 +3,7 @@ from the model YAMLs (no pretrained weights can be had), with resume and checkpo
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -75,9 +76,30 @@ def combine_crops(sources: list[str | Path], out: str | Path, repeat: dict[str, 
     return out
 
 
+def stop_before(deadline: float):
+    """An ultralytics callback (on_fit_epoch_end) that ends training when one more epoch, as long as the mean of
+    those so far, would end after ``deadline`` (time.time())."""
+
+    def check(trainer) -> None:
+        done = trainer.epoch + 1 - trainer.start_epoch
+        per = (time.time() - trainer.train_time_start) / max(done, 1)
+        if time.time() + per > deadline:
+            trainer.stop = True
+
+    return check
+
+
+def epochs_trained(run_dir: Path) -> int:
+    """The epochs a run has finished (the rows of its results.csv)."""
+    p = Path(run_dir) / "results.csv"
+    return max(len(p.read_text().strip().splitlines()) - 1, 0) if p.is_file() else 0
+
+
 def train_classify(data: str, epochs: int = 15, imgsz: int = 128, batch: int = 64, name: str = "classify",
                    model: str = "yolo11n-cls.yaml", resume: bool = False, device: str = "cpu", workers: int = 2,
-                   extra: dict[str, Any] | None = None) -> Path:
+                   extra: dict[str, Any] | None = None, deadline: float | None = None) -> Path:
+    """``deadline`` (time.time()): no epoch is begun that would end after it, judged by the epochs so far (at least
+    one is trained)."""
     offline_ultralytics()
     from ultralytics import YOLO
 
@@ -93,6 +115,8 @@ def train_classify(data: str, epochs: int = 15, imgsz: int = 128, batch: int = 6
         model = str(align_classifier(Path(model), Path(data), RUNS / f"{name}_start.pt"))
         fine_tune = dict(lr0=0.001, warmup_epochs=0.3, warmup_bias_lr=0.0, pretrained=True)  # as train_detect
     m = YOLO(model, task="classify")
+    if deadline is not None:
+        m.add_callback("on_fit_epoch_end", stop_before(deadline))
     args = _common(device, workers) | dict(
         data=str(Path(data).resolve()), epochs=epochs, imgsz=imgsz, batch=batch, project=str(RUNS.resolve()), name=name,
         # the fold already shows both card ends upright: no flips; mild colour and scale changes

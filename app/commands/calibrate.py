@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from vision import CALIBRATION_SCENES, DEFAULT_MODEL_NAME
+from vision import CALIBRATION_MINUTES, CALIBRATION_SCENES, DEFAULT_MODEL_NAME
 
 from ..cli import UserError
 
@@ -17,6 +17,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--base", help=f"model to start from (default models/{DEFAULT_MODEL_NAME})")
     p.add_argument("--scenes", type=int, default=CALIBRATION_SCENES, help="synthetic scenes rendered with your faces")
     p.add_argument("--epochs", type=int, default=4)
+    p.add_argument("--minutes", type=float, default=CALIBRATION_MINUTES,
+                   help="time budget: no epoch is begun that would end past it (at least one is trained)")
     p.add_argument("--yes", action="store_true", help="do not ask to confirm the named faces")
 
 
@@ -36,8 +38,11 @@ def run(args: argparse.Namespace) -> int:
     if not args.photos and not args.faces:
         raise UserError("Give a calibration photo, or --faces DIR.")
     try:
-        r = calibrate(args.photos, args.out, args.base, args.faces, args.scenes, args.epochs, confirm=confirm)
+        r = calibrate(args.photos, args.out, args.base, args.faces, args.scenes, args.epochs, confirm=confirm,
+                      minutes=args.minutes)
     except (CalibrationError, ImageError, ModelError, ValueError) as e:
         raise UserError(str(e)) from None
-    print(f"calibrated model: {r['out']} ({r['faces']} faces, {r['minutes']} min). Use it with --model {r['out']}.")
+    short = (f", {r['epochs']} of {r['epochs_asked']} epochs within --minutes {args.minutes:g}"
+             if r["epochs"] < r["epochs_asked"] else "")
+    print(f"calibrated model: {r['out']} ({r['faces']} faces{short}, {r['minutes']} min). Use it with --model {r['out']}.")
     return 0

@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from vision import CALIBRATION_SCENES, DEFAULT_MODEL_NAME
+from vision import CALIBRATION_MINUTES, CALIBRATION_SCENES, DEFAULT_MODEL_NAME
 
 from ..cli import UserError
 
@@ -20,6 +20,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=9005, help="seed of the deck's style and its test photos")
     p.add_argument("--scenes", type=int, default=CALIBRATION_SCENES, help="as `changpai calibrate --scenes`")
     p.add_argument("--epochs", type=int, default=4, help="as `changpai calibrate --epochs`")
+    p.add_argument("--minutes", type=float, default=CALIBRATION_MINUTES, help="as `changpai calibrate --minutes`")
     p.add_argument("--json", metavar="OUT")
 
 
@@ -28,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
     from vision.recognize import ModelError
 
     try:
-        r = measure(args.work, args.base, args.n, args.seed, args.scenes, args.epochs)
+        r = measure(args.work, args.base, args.n, args.seed, args.scenes, args.epochs, args.minutes)
     except (CalibrationError, ModelError) as e:
         raise UserError(str(e)) from None
     for k in ("before", "after"):
@@ -37,7 +38,9 @@ def run(args: argparse.Namespace) -> int:
               f"precision {v['precision'] * 100:.2f} %, whole-photo exact {v['whole_photo_exact'] * 100:.2f} %"
               + (f" (of {v['cards']} cards {v['missed']} missed, {v['misread']} misread; {v['extra']} boxes no card)"
                  if "cards" in v else ""))
-    print(f"calibration took {r['calibration_minutes']} min")
+    cal = r.get("calibration", {})
+    epochs = f" ({cal['epochs']} of {cal['epochs_asked']} epochs)" if "epochs_asked" in cal else ""
+    print(f"calibration took {r['calibration_minutes']} min{epochs}")
     out = Path(args.json or Path(args.work) / "calibration_report.json")
     out.write_text(json.dumps(r, indent=1, ensure_ascii=False))
     print(f"report: {out}")
