@@ -590,6 +590,8 @@ def _second_look(img: np.ndarray, quads: list[np.ndarray], probs: np.ndarray, cl
     if not unsure:
         return probs
     which = [k for k in unsure for _ in SHIFTS]
+    # read both ways (not ModelInfo.one_way): the surest reading wins here, and a one-way reading is surer than
+    # its card's two-way one (read one way here: 2 more misreads on the 150 loose val photos)
     p2, p_none = faces_only(classify(cls_s, [fold(rectify(img, quads[k] + axes(quads[k])[1] * s, ordered=True))
                                              for k in unsure for s in SHIFTS], info.temperature), info)
     probs = probs.copy()
