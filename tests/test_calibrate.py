@@ -92,28 +92,41 @@ def test_eval_calibration_passes_scenes_epochs_and_minutes_on(tmp_path, monkeypa
     assert json.loads(out.read_text())["calibration_minutes"] == 1.0
 
 
-def test_fine_tuning_stops_before_an_epoch_that_would_end_past_the_budget():
-    """vision.train.stop_before, the callback `changpai calibrate --minutes` trains with: the next epoch is judged
-    by the mean of those so far."""
+def test_fine_tuning_is_cut_to_the_epochs_that_fit_the_budget():
+    """vision.train.stop_before, the callback `changpai calibrate --minutes` trains with: the epochs left are judged by
+    the mean of those so far; a run cut short has its rate schedule planned again over the epochs that fit."""
     import time
 
     from vision.train import stop_before
 
     class Trainer:
-        def __init__(self, epoch, started_s_ago):
-            self.epoch, self.start_epoch, self.stop = epoch, 0, False
+        def __init__(self, epoch, started_s_ago, epochs=4, start_epoch=0):
+            self.epoch, self.start_epoch, self.epochs, self.stop = epoch, start_epoch, epochs, False
+            self.args = type("Args", (), {"epochs": epochs})()
             self.train_time_start = time.time() - started_s_ago
+            self.planned = None
 
-    on_time = Trainer(epoch=1, started_s_ago=100)  # two epochs done, 50 s each
-    stop_before(time.time() + 60)(on_time)
-    assert not on_time.stop  # one more ends in 50 s, within the 60 left
+        def _setup_scheduler(self):
+            self.planned = self.epochs
+            self.scheduler = type("Scheduler", (), {"last_epoch": -1})()
+
+    on_time = Trainer(epoch=1, started_s_ago=100)  # two of four epochs done, 50 s each: two more need 100 s
+    stop_before(time.time() + 110)(on_time)
+    assert (on_time.epochs, on_time.stop, on_time.planned) == (4, False, None)
+    cut = Trainer(epoch=1, started_s_ago=100)
+    stop_before(time.time() + 60)(cut)  # one more fits
+    assert (cut.epochs, cut.args.epochs, cut.stop, cut.planned) == (3, 3, False, 3) and cut.scheduler.last_epoch == 1
     late = Trainer(epoch=1, started_s_ago=100)
-    stop_before(time.time() + 40)(late)
-    assert late.stop
-    resumed = Trainer(epoch=5, started_s_ago=50)  # resumed at epoch 5: one epoch done, of 50 s
-    resumed.start_epoch = 5
-    stop_before(time.time() + 60)(resumed)
-    assert not resumed.stop
+    stop_before(time.time() + 40)(late)  # none fits
+    assert (late.epochs, late.stop, late.planned) == (2, True, None)
+    past = Trainer(epoch=0, started_s_ago=50)
+    stop_before(time.time() - 30)(past)  # already past the deadline: this epoch is the last
+    assert (past.epochs, past.stop) == (1, True)
+    resumed = Trainer(epoch=5, started_s_ago=50, epochs=8, start_epoch=5)  # resumed at 5: one epoch of 50 s done
+    stop_before(time.time() + 120)(resumed)  # two more fit (6 + 2): the 8 asked stay
+    assert (resumed.epochs, resumed.stop, resumed.planned) == (8, False, None)
+    stop_before(time.time() + 60)(resumed)  # one more fits: 7
+    assert (resumed.epochs, resumed.stop, resumed.planned) == (7, False, 7)
 
 
 def test_calibrated_model_is_complete_loads_everywhere_and_never_reads_cards_the_deck_lacks(tmp_path, capsys):

@@ -112,7 +112,8 @@ def calibrate(photos: list[str], out: str | Path, base: str | Path | None = None
               scenes: int = CALIBRATION_SCENES, epochs: int = 4, workers: int = 2, confirm=None,
               minutes: float = CALIBRATION_MINUTES) -> dict[str, Any]:
     """Build a calibrated model folder ``out`` (the base detector, a fine-tuned classifier). The fine-tuning trains
-    ``epochs``, fewer when one more would end past ``minutes`` from the start (EXPORT_S left for what follows)."""
+    ``epochs``, fewer when they would not end within ``minutes`` from the start (EXPORT_S left for what follows:
+    vision.train.stop_before)."""
     t0 = time.perf_counter()
     deadline = time.time() + minutes * 60 - EXPORT_S
     base_info = model_info(base or DEFAULT_MODEL)

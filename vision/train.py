@@ -77,14 +77,24 @@ def combine_crops(sources: list[str | Path], out: str | Path, repeat: dict[str, 
 
 
 def stop_before(deadline: float):
-    """An ultralytics callback (on_fit_epoch_end) that ends training when one more epoch, as long as the mean of
-    those so far, would end after ``deadline`` (time.time())."""
+    """An ultralytics callback (on_fit_epoch_end) that keeps training within ``deadline`` (time.time()): when the
+    epochs left, each as long as the mean of those so far, would end after it, the run is cut to the epochs that
+    fit and its learning-rate schedule planned again over them (as ultralytics' own ``time`` does, which would
+    also lengthen a run that finishes early); with none left to fit, it ends."""
 
     def check(trainer) -> None:
+        now = time.time()
         done = trainer.epoch + 1 - trainer.start_epoch
-        per = (time.time() - trainer.train_time_start) / max(done, 1)
-        if time.time() + per > deadline:
+        per = (now - trainer.train_time_start) / max(done, 1)
+        fit = trainer.epoch + 1 + max(int((deadline - now) // per), 0)  # the epochs that end by the deadline
+        if fit >= trainer.epochs:
+            return
+        trainer.epochs = trainer.args.epochs = fit
+        if fit <= trainer.epoch + 1:
             trainer.stop = True
+            return
+        trainer._setup_scheduler()  # the rate anneals over the epochs that are left
+        trainer.scheduler.last_epoch = trainer.epoch
 
     return check
 
@@ -98,8 +108,7 @@ def epochs_trained(run_dir: Path) -> int:
 def train_classify(data: str, epochs: int = 15, imgsz: int = 128, batch: int = 64, name: str = "classify",
                    model: str = "yolo11n-cls.yaml", resume: bool = False, device: str = "cpu", workers: int = 2,
                    extra: dict[str, Any] | None = None, deadline: float | None = None) -> Path:
-    """``deadline`` (time.time()): no epoch is begun that would end after it, judged by the epochs so far (at least
-    one is trained)."""
+    """``deadline`` (time.time()): the run is cut to the epochs that end by then (stop_before; at least one)."""
     offline_ultralytics()
     from ultralytics import YOLO
 
