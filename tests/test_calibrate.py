@@ -128,6 +128,15 @@ def test_fine_tuning_is_cut_to_the_epochs_that_fit_the_budget():
     stop_before(time.time() + 60)(resumed)  # one more fits: 7
     assert (resumed.epochs, resumed.stop, resumed.planned) == (7, False, 7)
 
+    class Elder:  # a trainer without ultralytics' private re-planning step: the run is still cut to what fits
+        epoch, start_epoch, epochs, stop = 1, 0, 4, False
+        args = type("Args", (), {"epochs": 4})()
+        train_time_start = time.time() - 100
+
+    elder = Elder()
+    stop_before(time.time() + 60)(elder)
+    assert (elder.epochs, elder.args.epochs, elder.stop) == (3, 3, False)
+
 
 def test_calibrated_model_is_complete_loads_everywhere_and_never_reads_cards_the_deck_lacks(tmp_path, capsys):
     """`changpai calibrate --faces` (a deck without 福禄寿禧财, shown in a folder), briefly: the model folder

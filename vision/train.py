@@ -89,12 +89,12 @@ def stop_before(deadline: float):
         fit = trainer.epoch + 1 + max(int((deadline - now) // per), 0)  # the epochs that end by the deadline
         if fit >= trainer.epochs:
             return
-        trainer.epochs = trainer.args.epochs = fit
+        trainer.epochs = trainer.args.epochs = fit  # the trainer ends its run there
         if fit <= trainer.epoch + 1:
             trainer.stop = True
-            return
-        trainer._setup_scheduler()  # the rate anneals over the epochs that are left
-        trainer.scheduler.last_epoch = trainer.epoch
+        elif hasattr(trainer, "_setup_scheduler"):  # ultralytics' own (private) step for time=; without it the run
+            trainer._setup_scheduler()  # still ends in time, its rate not fully annealed
+            trainer.scheduler.last_epoch = trainer.epoch
 
     return check
 
