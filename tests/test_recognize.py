@@ -478,3 +478,11 @@ def test_a_crop_read_surely_one_way_is_not_read_the_other_way():
     assert got[0].argmax() == 4 and got[0].max() >= want[0].max() - 1e-3
     none = Session()
     assert np.allclose(classify(none, [light, dark], 1.2, one_way=2.0), want[:2]) and none.seen == [4]
+    import warnings
+
+    for never in (0.0, -1.0):  # every crop read one way only, without numpy's warnings about log(0)
+        once = Session()
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            got = classify(once, [light, dark], 1.2, one_way=never)
+        assert once.seen == [2] and np.isfinite(got).all() and got[1].argmax() == 2

@@ -364,7 +364,7 @@ def classify(cls_session, crops: list[np.ndarray], temperature: float, one_way: 
         logp = np.log(np.clip(probs, 1e-9, 1.0)).mean(1) / temperature
     else:
         logp = np.log(np.clip(_classifier_run(cls_session, crops), 1e-9, 1.0))
-        again = np.flatnonzero(logp.max(1) < np.log(one_way))
+        again = np.flatnonzero(logp.max(1) < np.log(max(one_way, 1e-9)))  # 0 or less: none
         if len(again):
             turned = _classifier_run(cls_session, [swap_ends(crops[k]) for k in again])
             logp[again] = (logp[again] + np.log(np.clip(turned, 1e-9, 1.0))) / 2
