@@ -140,7 +140,7 @@ def calibrate(photos: list[str], out: str | Path, base: str | Path | None = None
     # render scenes with these faces and fine-tune the classifier
     from .synth import Job
     from .synth import run as synth_run
-    from .train import epochs_trained, train_classify
+    from .train import train_classify
 
     data = out / "synth"
     synth_run(Job(str(data), "classify", 4242, scenes, ("classic",), str(faces_root), 0.15, 1280, 960), workers=workers, force=True)
@@ -158,9 +158,9 @@ def calibrate(photos: list[str], out: str | Path, base: str | Path | None = None
     run_dir = train_classify(str(data), epochs=epochs, imgsz=base_info.cls_imgsz, batch=64, name=f"calibrate-{out.name}",
                              model=str(base_info.path / "classifier.pt"), workers=1,
                              extra=dict(warmup_epochs=0), deadline=deadline)  # fine-tuning from weights: lr0 0.001 (vision.train)
-    trained = epochs_trained(run_dir)
-    from .release import export_onnx, reorder_classifier
+    from .release import export_onnx, reorder_classifier, run_results
 
+    trained = run_results(run_dir).get("epochs_done", 0)
     tuned, names = reorder_classifier(run_dir / "weights" / "best.pt", run_dir / "weights" / "release.pt")
     onnx = export_onnx(tuned, base_info.cls_imgsz, dynamic=True)
     shutil.copy(onnx, out / "classifier.onnx")

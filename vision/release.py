@@ -15,7 +15,8 @@ from .recognize import MODELS_DIR, NOT_A_CARD, NOT_A_CARD_P
 from .ultra import offline_ultralytics
 
 
-def _results(run_dir: Path) -> dict[str, Any]:
+def run_results(run_dir: Path) -> dict[str, Any]:
+    """A training run's epochs finished and its last row of metrics (its results.csv)."""
     p = run_dir / "results.csv"
     if not p.exists():
         return {}
@@ -139,7 +140,7 @@ def release(what: str, run_dir: str | Path, name: str, extra: dict[str, Any] | N
         "epochs": args.get("epochs"),
         "imgsz": imgsz,
         "batch": args.get("batch"),
-        "results": _results(run_dir),
+        "results": run_results(run_dir),
         "released": dt.date.today().isoformat(),
     } | ({"confidence_calibration": calib} if calib else {}) | (extra or {})
     meta_p.write_text(json.dumps(meta, indent=1, ensure_ascii=False))

@@ -99,12 +99,6 @@ def stop_before(deadline: float):
     return check
 
 
-def epochs_trained(run_dir: Path) -> int:
-    """The epochs a run has finished (the rows of its results.csv)."""
-    p = Path(run_dir) / "results.csv"
-    return max(len(p.read_text().strip().splitlines()) - 1, 0) if p.is_file() else 0
-
-
 def train_classify(data: str, epochs: int = 15, imgsz: int = 128, batch: int = 64, name: str = "classify",
                    model: str = "yolo11n-cls.yaml", resume: bool = False, device: str = "cpu", workers: int = 2,
                    extra: dict[str, Any] | None = None, deadline: float | None = None) -> Path:
