@@ -245,9 +245,9 @@ def measure(work: str | Path, base: str | Path | None = None, n_test: int = 60, 
     before = evaluate(test, base, progress=False)
     t = time.perf_counter()
     cal = calibrate([str(photo_path)], work / "model", base, scenes=scenes, epochs=epochs, minutes=minutes)
-    minutes = (time.perf_counter() - t) / 60
+    took = (time.perf_counter() - t) / 60
     after = evaluate(test, work / "model", progress=False)
-    return {"test_images": n_test, "style": "holdout", "seed": seed, "calibration_minutes": round(minutes, 1),
+    return {"test_images": n_test, "style": "holdout", "seed": seed, "calibration_minutes": round(took, 1),
             "before": _figures(before), "after": _figures(after), "calibration": cal}
 
 

@@ -417,8 +417,6 @@ class FaceSource:
         return self._cache[code]
 
 
-
-
 def load_face_folder(root: str | Path) -> dict[str, list[Path]]:
     root = Path(root)
     if not root.is_dir():
