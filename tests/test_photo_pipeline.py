@@ -616,6 +616,48 @@ def test_equal_cards_lying_apart_in_the_hand_are_named_as_a_possible_declared_gr
     assert done >= 2
 
 
+def _two_row_hand(gap: float) -> Recognition:
+    """A hand of 21 cards laid in two overlapped rows, the second sorted into 2w×4, qz×3, 7t×3 (runs of equal cards,
+    ``gap`` card widths more between runs than between the cards of a run), a quad 1b×4 declared apart and the 将 5w 4b
+    set apart (test hands 000189's cards)."""
+    w, h, step = 40.0, 187.0, 22.0
+
+    def card(code, x, y):
+        return Card(code, 0.97, [(code, 0.97)], [[x, y], [x + w, y], [x + w, y + h], [x, y + h]], det_score=0.9)
+
+    first = "6t 6t 6t bh bh bh 9b 9b 1t 1t 1t".split()
+    second = "2w 2w 2w 2w qz qz qz 7t 7t 7t".split()
+    cards = [card(c, 300 + k * step, 100) for k, c in enumerate(first)]
+    x = 300.0
+    for k, c in enumerate(second):
+        if k and c != second[k - 1]:
+            x += gap * w
+        cards.append(card(c, x, 100 + h + 30))
+        x += step
+    cards += [card("1b", 300 + k * (w + 4), 650) for k in range(4)]
+    cards += [card("5w", 40, 200), card("4b", 40 + w + 4, 200)]
+    return Recognition(1280, 960, cards)
+
+
+def test_a_row_of_the_hand_read_as_declared_groups_is_named_as_part_of_the_hand():
+    """A second row of the hand made of runs of equal cards is read as declared groups laid close together, which
+    scores less (R9: the photo's defaults never over-score); when the runs lie as evenly as the cards in them, a
+    check: warning gives the total with the row as part of the hand. Groups with gaps between them get none."""
+    from vision.pipeline import OTHER_READING
+
+    ctx = PhotoContext(win="6t")
+    even = score_recognition(_two_row_hand(0.0), ctx)
+    assert len(even.layout.melds) == 4 and even.result.is_win  # the row read as 明杠 2w, 碰 qz, 碰 7t beside the 1b quad
+    rows = [w for w in even.warnings if w.key == "check_row"]
+    assert len(rows) == 1 and rows[0].startswith(OTHER_READING) and rows[0].values["n"] == 10
+    as_hand = score_recognition(_two_row_hand(0.0), ctx, repair_on=False)
+    assert as_hand.result.total == even.result.total < rows[0].values["total"]
+    apart = score_recognition(_two_row_hand(0.8), ctx)  # still one cluster (edges 0.35 card widths apart)
+    assert any(len(g) == 10 for g in apart.layout.clusters)  # one cluster: only the gaps between the runs differ
+    assert len(apart.layout.melds) == 4 and apart.result.total == even.result.total
+    assert not [w for w in apart.warnings if w.key == "check_row"]
+
+
 def test_the_pages_chinese_says_every_message_of_photo_to_hu(hand_scenes):
     """Warnings, defaults to confirm and errors are English strings that carry a key and values (scoring.messages);
     the Chinese page says each one from app/locales/zh.json, card codes by their names."""

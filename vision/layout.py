@@ -98,6 +98,26 @@ def _equal_runs(cards: list[Card], g: list[int]) -> list[list[int]]:
     return runs
 
 
+EVEN_ROW = 0.5  # card widths: runs of a hand's row lie no further apart than its cards do, plus this
+
+
+def evenly_laid(cards: list[Card], g: list[int]) -> bool:
+    """Whether the cluster ``g`` of several runs of equal cards lies evenly along its axis, as a row of a hand laid
+    down: the centres of the cards on either side of a run's end are no further apart than EVEN_ROW card widths more
+    than the median step inside the runs. Declared groups laid close together keep a gap between them
+    (scene.layout_melds lays the next group 1 to 2 card widths past the last card of the one before)."""
+    runs = _equal_runs(cards, g)
+    if len(runs) < 2 or all(len(r) < 2 for r in runs):
+        return False
+    order = [i for r in runs for i in r]
+    ctr = np.array([np.mean(cards[i].quad, axis=0) for i in order])
+    width = float(np.median([np.linalg.norm(np.subtract(cards[i].quad[1], cards[i].quad[0])) for i in order]))
+    steps = np.linalg.norm(np.diff(ctr, axis=0), axis=1) / max(width, 1e-9)
+    ends = np.cumsum([len(r) for r in runs])[:-1] - 1  # the step from a run's last card to the next run's first
+    inside = np.delete(steps, ends)
+    return bool(steps[ends].max() <= np.median(inside) + EVEN_ROW)
+
+
 def split_table(cards: list[Card], n_jiang: int) -> TableLayout:
     """The largest cluster(s) form the hand; small clusters of 3–4 equal cards are declared groups;
     clusters of 1–2 cards lying apart are the flipped 将 cards (up to ``n_jiang``)."""

@@ -22,7 +22,7 @@ from scoring.rulesets import get_ruleset
 from scoring.score import ScoreResult
 
 from .geometry import quad_iou
-from .layout import TableLayout, apart_readings, clusters, split_table
+from .layout import TableLayout, apart_readings, clusters, evenly_laid, split_table
 from .recognize import NOT_A_CARD, SPARE_APART, SPARES, UNSURE, Card, Recognition, recognize
 
 MIN_CARDS = 8
@@ -163,6 +163,13 @@ def _other_readings(ps: PhotoScore, rec: Recognition, ctx: PhotoContext) -> list
             code, n = ps.recognition.cards[g[0]].code, len(g)
             found[total] = Msg("check_group", f"{OTHER_READING} if the {n} {code} lying close to the hand are a group declared "
                                f"on the table, the hand is also a legal win, {total} 胡: look at them", code=code, n=n, total=total)
+    for row, other in _rows_of_groups(ps, ctx):
+        total = other.result.total
+        if total != ps.result.total and total not in found:
+            codes = [ps.recognition.cards[i].code for i in row]
+            found[total] = Msg("check_row", f"{OTHER_READING} if the {len(row)} cards lying in one row as groups "
+                               f"({' '.join(codes)}) are a row of the hand, not groups declared on the table, the hand is also "
+                               f"a legal win, {total} 胡: look at them", n=len(row), codes=codes, total=total)
     return list(found.values())
 
 
@@ -192,6 +199,29 @@ def _groups_in_hand(ps: PhotoScore, ctx: PhotoContext) -> list[tuple[list[int], 
     return out
 
 
+def _rows_of_groups(ps: PhotoScore, ctx: PhotoContext) -> list[tuple[list[int], PhotoScore]]:
+    """Clusters of cards read as several declared groups laid close together (layout.split_table: runs of 3–4 equal
+    cards), each with the photo scored with them as part of the hand, when that is a legal win. A hand of more than
+    16 cards is often laid in two rows, and a row of it sorted by kind can be such runs (test hands 000189: 2w×4,
+    qz×3, 7t×3 in a stair beside the first row, read as a quad and two pongs). As groups on the table they score
+    less, so that reading stays (R9: a photo's defaults never over-score), and the other is named."""
+    out = []
+    for g in ps.layout.clusters:
+        melds = [m for m in ps.layout.melds if set(m) <= set(g)]
+        if len(melds) < 2 or sum(map(len, melds)) != len(g) or not evenly_laid(ps.recognition.cards, g):
+            continue
+        row = sorted(g)
+        lay = replace(ps.layout, hand=sorted([*ps.layout.hand, *row]), melds=[m for m in ps.layout.melds if m not in melds],
+                      jiang=list(ps.layout.jiang), ignored=list(ps.layout.ignored))
+        try:
+            other = score_layout(ps.recognition, lay, ctx, code_changes=0)
+        except PhotoError:
+            continue
+        if other.result is not None and other.result.is_win:
+            out.append((row, other))
+    return out
+
+
 def _doubtful(rec: Recognition, conf: float) -> list[int]:
     """Cards that may be no card of their own: kept only on the classifier's word (detector score below
     ``conf``) or the recover net's (a box NMS had dropped), the less sure of two boxes read the same that
@@ -213,7 +243,7 @@ def _doubtful(rec: Recognition, conf: float) -> list[int]:
 
 RECOUNT = "repaired (cards more or less):"  # how those repairs are reported
 # the keys of the messages about cards added or left out and other readings (the page shows them once scored)
-RECOUNT_KEYS = ("recount_added", "recount_left_out", "check_with", "check_without", "check_group")
+RECOUNT_KEYS = ("recount_added", "recount_left_out", "check_with", "check_without", "check_group", "check_row")
 TWICE = 0.2  # two boxes read the same overlapping by this quad IoU may be one card boxed twice
 
 
