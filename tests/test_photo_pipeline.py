@@ -616,15 +616,18 @@ def test_equal_cards_lying_apart_in_the_hand_are_named_as_a_possible_declared_gr
     assert done >= 2
 
 
+W, H = 40.0, 187.0  # a card's width and length in the photos laid out below, pixels
+
+
+def _card(code: str, x: float, y: float) -> Card:
+    return Card(code, 0.97, [(code, 0.97)], [[x, y], [x + W, y], [x + W, y + H], [x, y + H]], det_score=0.9)
+
+
 def _two_row_hand(gap: float) -> Recognition:
     """A hand of 21 cards laid in two overlapped rows, the second sorted into 2w×4, qz×3, 7t×3 (runs of equal cards,
     ``gap`` card widths more between runs than between the cards of a run), a quad 1b×4 declared apart and the 将 5w 4b
     set apart (test hands 000189's cards)."""
-    w, h, step = 40.0, 187.0, 22.0
-
-    def card(code, x, y):
-        return Card(code, 0.97, [(code, 0.97)], [[x, y], [x + w, y], [x + w, y + h], [x, y + h]], det_score=0.9)
-
+    w, h, step, card = W, H, 22.0, _card
     first = "6t 6t 6t bh bh bh 9b 9b 1t 1t 1t".split()
     second = "2w 2w 2w 2w qz qz qz 7t 7t 7t".split()
     cards = [card(c, 300 + k * step, 100) for k, c in enumerate(first)]
@@ -656,6 +659,34 @@ def test_a_row_of_the_hand_read_as_declared_groups_is_named_as_part_of_the_hand(
     assert any(len(g) == 10 for g in apart.layout.clusters)  # one cluster: only the gaps between the runs differ
     assert len(apart.layout.melds) == 4 and apart.result.total == even.result.total
     assert not [w for w in apart.warnings if w.key == "check_row"]
+
+
+def _row_with_group(gap: float) -> Recognition:
+    """A hand of 20 cards side by side in a row (0.1 card widths between them), then a pong 1b×3 declared on the table
+    laid at its end ``gap`` card widths from it, the 将 9b 8t set apart (test hands 000119's cards)."""
+    hand = "8w 7w 6w 3w 2w 1w 9b 9b 7t 6t 5t 8b 8b 8b 5t 4t 3t 7t 6t 5t".split()
+    cards = [_card(c, 100 + k * 1.1 * W, 300) for k, c in enumerate(hand)]
+    x = 100 + len(hand) * 1.1 * W - 0.1 * W + gap * W
+    cards += [_card("1b", x + k * 1.1 * W, 300) for k in range(3)]
+    return Recognition(1600, 960, cards + [_card("9b", 300, 650), _card("8t", 300 + 1.1 * W, 650)])
+
+
+def test_equal_cards_a_little_apart_at_the_hands_end_are_scored_as_a_declared_group_when_that_scores_less():
+    """3 equal cards lying a little apart from the hand (closer than the layout's 0.45 card widths, so one cluster
+    with it, but 0.35 or more: _groups_in_hand) are scored as a group declared on the table when that is a legal win
+    with a lower total (R9: a photo's defaults never over-score), with a check: warning giving the total as part of
+    the hand; lying as close as the hand's own cards, they are part of the hand."""
+    ctx = PhotoContext(win="5t", self_drawn=True)
+    near = score_recognition(_row_with_group(0.1), ctx)
+    assert near.layout.melds == [] and near.result.is_win
+    assert not [w for w in near.warnings if w.key in ("check_group_in_hand", "check_group")]
+    apart = score_recognition(_row_with_group(0.4), ctx)
+    assert [sorted(apart.recognition.cards[i].code for i in m) for m in apart.layout.melds] == [["1b"] * 3]
+    assert apart.result.is_win and apart.result.total < near.result.total
+    said = [w for w in apart.warnings if w.key == "check_group_in_hand"]
+    assert len(said) == 1 and said[0].values == {"code": "1b", "n": 3, "total": near.result.total}
+    as_seen = score_recognition(_row_with_group(0.4), ctx, repair_on=False)  # without repairs, the layout's reading
+    assert as_seen.layout.melds == [] and as_seen.result.total == near.result.total
 
 
 def test_the_pages_chinese_says_every_message_of_photo_to_hu(hand_scenes):
