@@ -381,3 +381,43 @@ def test_views_collected_without_readings_are_refused_for_a_net_that_reads_them(
     assert load([old])["extra"].shape == (1, 2)
     with pytest.raises(ValueError, match="holds no readings"):
         load([old], with_readings=True)
+
+
+@requires_model
+def test_train_prune_teaches_a_slimmer_net_the_models_own_and_releases_it(tmp_path, monkeypatch, capsys):
+    """`changpai train prune`: every view the model's prune net judges on the photos is kept with its answer (and the
+    views mirrored, with the net's answers for those); a slim net learns them; the release is the model with that
+    net as prune.onnx, its thresholds and other files as they were."""
+    import json
+
+    from app.cli import main
+    from vision.prune_distil import agreement, network
+    from vision.recognize import PRUNE_NET, _session, model_info, recognize
+    from vision.recover import EXTRA
+
+    base = model_info(None)
+    job = _scenes_to_train_on(tmp_path, monkeypatch, n=3, seed=5)
+    args = ["train", "prune", "--data", job.out, "--val", job.out, "--epochs", "1", "--batch", "8", "--name", "p",
+            "--release", "slim"]
+    assert main(args) == 0
+    d = np.load(tmp_path / "runs" / "p" / "prune_train.npz")
+    n = len(d["logits"]) // 3
+    assert n >= 8 and d["views"].shape[1:] == (CHANNELS, VIEW_H, VIEW_W) and d["extra"].shape == (3 * n, EXTRA)
+    teacher = _session(base.path / PRUNE_NET)
+    x = d["views"][:n].astype(np.float32) / 255
+    assert np.allclose(teacher.run(None, {"view": x, "extra": d["extra"][:n]})[0].reshape(-1), d["logits"][:n], atol=1e-3)
+    assert np.array_equal(d["views"][n:2 * n], d["views"][:n, :, :, ::-1])  # mirrored across, then along
+    dest = tmp_path / "models" / "slim"
+    meta, own = json.loads((dest / "model.json").read_text()), json.loads((base.path / "model.json").read_text())
+    assert {k: meta[k] for k in ("conf", "iou", "recover", "prune", "one_way")} == {k: own[k] for k in ("conf", "iou", "recover", "prune", "one_way")}
+    assert meta["prune_net"]["distilled"] and meta["prune_net"]["teacher"] == own["prune_net"] and "evaluation" not in meta
+    assert (dest / "recover.onnx").read_bytes() == (base.path / "recover.onnx").read_bytes()
+    assert (dest / PRUNE_NET).read_bytes() == (tmp_path / "runs" / "p" / PRUNE_NET).read_bytes()
+    assert "taught the logits of the prune net" in (dest / "MODEL_CARD.md").read_text()
+    assert sum(p.numel() for p in network().parameters()) < 0.7 * 222_000  # slimmer than the recover net it learns from
+    assert recognize(next((tmp_path / "hands" / "images").rglob("*.jpg")), dest).cards  # the release loads and runs
+    same = agreement(np.array([-5.0, 3.0, -1.0]), np.array([-6.0, 2.0, 1.0]))
+    assert same["same_side_at_0.5"] == round(2 / 3, 5) and same["mean_abs_logit_gap"] == round(4 / 3, 4)
+    capsys.readouterr()
+    assert main(args[:-2] + ["--model", str(dest), "--release", "slim"]) != 0  # its own name: one sentence, kept as it was
+    assert "new name" in capsys.readouterr().err and (dest / "model.json").read_text() == json.dumps(meta, indent=1, ensure_ascii=False)

@@ -204,6 +204,39 @@ def release_recover(run_dir: str | Path, base: str | Path, name: str, threshold:
     return dest
 
 
+def release_prune(run_dir: str | Path, base: str | Path, name: str, extra: dict[str, Any] | None = None) -> Path:
+    """models/NAME = the model ``base`` with the prune net of ``run_dir`` (vision.prune_distil.fit: a slimmer net taught
+    by ``base``'s own), its thresholds unchanged."""
+    from .recognize import PRUNE_NET
+
+    run_dir, base = Path(run_dir), Path(base)
+    net = run_dir / PRUNE_NET
+    if not net.is_file():
+        raise FileNotFoundError(f"No prune net at {net}: train one with `changpai train prune`.")
+    if not (base / "model.json").is_file():
+        raise FileNotFoundError(f"No model at {base}.")
+    meta = json.loads((base / "model.json").read_text())
+    if meta.get("prune", 0.0) <= 0:
+        raise ValueError(f"The model at {base} does not prune: there is no prune net to replace.")
+    dest = MODELS_DIR / name
+    if dest.resolve() == base.resolve():
+        raise ValueError("Release the new prune net under a new name: the model it was taught by stays as it is.")
+    dest.mkdir(parents=True, exist_ok=True)
+    for f in ("detector.onnx", "detector.pt", "classifier.onnx", "classifier.pt", "recover.onnx"):
+        if (base / f).is_file():
+            shutil.copy(base / f, dest / f)
+    shutil.copy(net, dest / PRUNE_NET)
+    figures = json.loads((run_dir / "figures.json").read_text()) if (run_dir / "figures.json").is_file() else []
+    teacher = meta.get("prune_net") or meta.get("recover_net", {})
+    meta["prune_net"] = {"from": _relative(str(base)), "distilled": True, "run": _relative(str(run_dir)),
+                         "epochs": len(figures), "last_epoch": figures[-1] if figures else {},
+                         "released": dt.date.today().isoformat(), "teacher": teacher} | (extra or {})
+    meta.pop("evaluation", None)  # the figures measured were the base model's
+    (dest / "model.json").write_text(json.dumps(meta, indent=1, ensure_ascii=False))
+    write_card(dest, meta)
+    return dest
+
+
 def _reads_readings(net: Path) -> bool:
     """Whether the box net at ``net`` reads the classifier's readings (vision.recover.reads_readings)."""
     from .recognize import _session
@@ -250,7 +283,16 @@ def write_card(dest: Path, meta: dict[str, Any]) -> Path:
                 lines.append(f"- pruning (vision.recover.prune): a kept box {'the prune net' if pn else 'the same net'}, judging "
                              f"it as if NMS had dropped it, gives less than {meta['prune']} is left out (offered to the repairs "
                              "as a spare)" + (f"; {(pn or r)['prune_note']}" if (pn or r).get("prune_note") else ""))
-            if pn:
+            if pn and pn.get("distilled"):
+                t = pn.get("teacher", {})
+                lines.append(f"- prune net (`prune.onnx`): prunes the kept boxes and judges the spares; a slimmer net "
+                             f"(vision.prune_distil) taught the logits of the prune net of {pn.get('from')}"
+                             + "".join(f"; {pn[k]}" for k in ("recipe", "note") if pn.get(k)))
+                if pn.get("last_epoch"):
+                    lines.append("- prune net, last epoch (its val views, against its teacher): " +
+                                 ", ".join(f"{k} {v}" for k, v in pn["last_epoch"].items()))
+                lines.append(f"- the teacher: the recover net of {t.get('from')}" + "".join(f"; {t[k]}" for k in ("recipe", "note") if t.get(k)))
+            elif pn:
                 lines.append(f"- prune net (`prune.onnx`): prunes the kept boxes and judges the spares; the recover net of "
                              f"{pn.get('from')}" + "".join(f"; {pn[k]}" for k in ("recipe", "note") if pn.get(k)))
             if r.get("last_epoch"):

@@ -1,4 +1,4 @@
-"""`changpai train detect|classify|recover`: train the recognizer's models on CPU, resumable."""
+"""`changpai train detect|classify|recover|prune`: train the recognizer's models on CPU, resumable."""
 
 from __future__ import annotations
 
@@ -10,11 +10,13 @@ from ..cli import UserError
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("what", choices=["detect", "classify", "recover"])
+    p.add_argument("what", choices=["detect", "classify", "recover", "prune"])
     p.add_argument("--data", action="append", help="detect: dataset.yaml of `changpai synth --kind detect`; classify: a crops "
-                   "folder (repeat --data to train on several); recover: scenes of `changpai synth --kind hands` (repeatable)")
-    p.add_argument("--val", action="append", help="recover: scenes to measure on after every epoch (repeatable)")
-    p.add_argument("--model", default=None, help="recover: the model whose dropped boxes are judged (default: the released one)")
+                   "folder (repeat --data to train on several); recover: scenes of `changpai synth --kind hands` (repeatable); "
+                   "prune: photos (folders of `changpai synth`) the --model reads while its prune net's answers are kept")
+    p.add_argument("--val", action="append", help="recover, prune: scenes to measure on after every epoch (repeatable)")
+    p.add_argument("--model", default=None, help="recover: the model whose dropped boxes are judged; prune: the model whose "
+                   "prune net teaches a slimmer one (default: the released one)")
     p.add_argument("--threshold", type=float, default=0.9, help="recover: the net's probability that makes a card (--release)")
     p.add_argument("--prune", type=float, default=0.0, help="recover: kept boxes the net, judging each as if NMS had "
                    "dropped it, gives less than this are left out (--release; 0: never)")
@@ -43,6 +45,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.what == "recover":
         return _recover(args)
+    if args.what == "prune":
+        return _prune(args)
     # ultralytics' own progress bars and per-epoch figures (vision.ultra keeps it quiet elsewhere): a long job shows
     # where it is
     os.environ.setdefault("YOLO_VERBOSE", "True")
@@ -143,6 +147,54 @@ def _recover(args: argparse.Namespace) -> int:
         try:
             dest = release_recover(run_dir, base, args.release, args.threshold, prune=args.prune,
                                    keep_prune_net=args.keep_prune_net)
+        except (FileNotFoundError, ValueError) as e:
+            raise UserError(str(e)) from None
+        print(f"released: {dest}")
+    return 0
+
+
+def _prune(args: argparse.Namespace) -> int:
+    """What the --model's prune net answers on the photos (cached under runs/NAME), a slimmer net taught it, then
+    optionally a release with the model's other files and thresholds."""
+    from vision import prune_distil
+    from vision.recognize import ModelError, PRUNE_NET, model_info
+    from vision.train import RUNS
+
+    run_dir = RUNS / (args.name or "prune")
+    try:
+        base = model_info(args.model).path
+    except ModelError as e:
+        raise UserError(str(e)) from None
+    if not (base / PRUNE_NET).is_file():
+        raise UserError(f"The model at {base} has no {PRUNE_NET} to teach a slimmer one.")
+    if args.release:
+        from vision.release import MODELS_DIR
+
+        if (MODELS_DIR / args.release).resolve() == base.resolve():
+            raise UserError(f"Release the new prune net under a new name: the model it is taught by ({base}) stays as it is.")
+    views = {}
+    for split, roots in (("train", args.data), ("val", args.val)):
+        views[split] = run_dir / f"prune_{split}.npz"
+        if views[split].is_file():
+            print(f"{split} views: {views[split]} (made before; delete it to collect again)")
+            continue
+        if not roots:
+            raise UserError(f"--{'data' if split == 'train' else 'val'} is needed (folders of `changpai synth`).")
+        try:
+            got = prune_distil.collect(roots, base, views[split])
+        except FileNotFoundError as e:
+            raise UserError(str(e)) from None
+        print(f"{split} views: {got['views']} judged by the prune net on {got['photos']} photos")
+    try:
+        res = prune_distil.fit(views["train"], views["val"], run_dir, epochs=args.epochs or 8, batch=args.batch or 128)
+    except (FileNotFoundError, ValueError) as e:
+        raise UserError(str(e)) from None
+    print(f"trained: {run_dir}/{PRUNE_NET} {res['last']}")
+    if args.release:
+        from vision.release import release_prune
+
+        try:
+            dest = release_prune(run_dir, base, args.release)
         except (FileNotFoundError, ValueError) as e:
             raise UserError(str(e)) from None
         print(f"released: {dest}")
