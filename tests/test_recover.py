@@ -409,7 +409,8 @@ def test_train_prune_teaches_a_slimmer_net_the_models_own_and_releases_it(tmp_pa
     assert np.array_equal(d["views"][n:2 * n], d["views"][:n, :, :, ::-1])  # mirrored across, then along
     dest = tmp_path / "models" / "slim"
     meta, own = json.loads((dest / "model.json").read_text()), json.loads((base.path / "model.json").read_text())
-    assert {k: meta[k] for k in ("conf", "iou", "recover", "prune", "one_way")} == {k: own[k] for k in ("conf", "iou", "recover", "prune", "one_way")}
+    kept = ("conf", "iou", "recover", "prune", "one_way")
+    assert {k: meta[k] for k in kept} == {k: own[k] for k in kept}
     assert meta["prune_net"]["distilled"] and meta["prune_net"]["teacher"] == own["prune_net"] and "evaluation" not in meta
     assert (dest / "recover.onnx").read_bytes() == (base.path / "recover.onnx").read_bytes()
     assert (dest / PRUNE_NET).read_bytes() == (tmp_path / "runs" / "p" / PRUNE_NET).read_bytes()

@@ -291,7 +291,8 @@ def write_card(dest: Path, meta: dict[str, Any]) -> Path:
                 if pn.get("last_epoch"):
                     lines.append("- prune net, last epoch (its val views, against its teacher): " +
                                  ", ".join(f"{k} {v}" for k, v in pn["last_epoch"].items()))
-                lines.append(f"- the teacher: the recover net of {t.get('from')}" + "".join(f"; {t[k]}" for k in ("recipe", "note") if t.get(k)))
+                lines.append(f"- the teacher: the recover net of {t.get('from')}"
+                             + "".join(f"; {t[k]}" for k in ("recipe", "note") if t.get(k)))
             elif pn:
                 lines.append(f"- prune net (`prune.onnx`): prunes the kept boxes and judges the spares; the recover net of "
                              f"{pn.get('from')}" + "".join(f"; {pn[k]}" for k in ("recipe", "note") if pn.get(k)))

@@ -157,7 +157,7 @@ def _prune(args: argparse.Namespace) -> int:
     """What the --model's prune net answers on the photos (cached under runs/NAME), a slimmer net taught it, then
     optionally a release with the model's other files and thresholds."""
     from vision import prune_distil
-    from vision.recognize import ModelError, PRUNE_NET, model_info
+    from vision.recognize import PRUNE_NET, ModelError, model_info
     from vision.train import RUNS
 
     run_dir = RUNS / (args.name or "prune")
