@@ -141,8 +141,9 @@ def _group_apart(ps: PhotoScore, ctx: PhotoContext) -> PhotoScore | None:
     """The photo scored with 3–4 equal cards lying a little apart in the hand (_groups_in_hand) as a group declared on
     the table, when that is a legal win with a lower total (the lowest of them), with a check: warning giving the total
     of the cards as part of the hand; None when there is none. Whether a group was declared is what a photo cannot
-    show for sure, and its defaults never over-score (R9): on the 1,000 val photos (val_hands3, val_hands4) the one
-    such photo with a wrong total (val_hands3 000515) is read right so, and no right total changes."""
+    show for sure, and its defaults never over-score (R9): on the 1,000 val photos (val_hands3, val_hands4) the two
+    such photos with a wrong total (val_hands3 000515, val_hands4 000076) are read right so, and no right total
+    changes."""
     lower = [(g, other) for g, other in _groups_in_hand(ps, ctx) if other.result.total < ps.result.total]
     if not lower:
         return None
