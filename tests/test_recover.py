@@ -415,6 +415,7 @@ def test_train_prune_teaches_a_slimmer_net_the_models_own_and_releases_it(tmp_pa
     assert (dest / "recover.onnx").read_bytes() == (base.path / "recover.onnx").read_bytes()
     assert (dest / PRUNE_NET).read_bytes() == (tmp_path / "runs" / "p" / PRUNE_NET).read_bytes()
     assert "taught the logits of the prune net" in (dest / "MODEL_CARD.md").read_text()
+    assert meta["version_note"].startswith(f"slim = {base.path.name} with a slimmer prune net")
     assert sum(p.numel() for p in network().parameters()) < 0.7 * 222_000  # slimmer than the recover net it learns from
     assert recognize(next((tmp_path / "hands" / "images").rglob("*.jpg")), dest).cards  # the release loads and runs
     same = agreement(np.array([-5.0, 3.0, -1.0]), np.array([-6.0, 2.0, 1.0]))

@@ -231,6 +231,8 @@ def release_prune(run_dir: str | Path, base: str | Path, name: str, extra: dict[
     meta["prune_net"] = {"from": _relative(str(base)), "distilled": True, "run": _relative(str(run_dir)),
                          "epochs": len(figures), "last_epoch": figures[-1] if figures else {},
                          "released": dt.date.today().isoformat(), "teacher": teacher} | (extra or {})
+    meta["version_note"] = (f"{name} = {base.name} with a slimmer prune net (prune.onnx) taught the answers of its own; "
+                            "its detector, classifier, recover net and thresholds unchanged")
     meta.pop("evaluation", None)  # the figures measured were the base model's
     (dest / "model.json").write_text(json.dumps(meta, indent=1, ensure_ascii=False))
     write_card(dest, meta)
