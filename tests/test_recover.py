@@ -423,3 +423,5 @@ def test_train_prune_teaches_a_slimmer_net_the_models_own_and_releases_it(tmp_pa
     capsys.readouterr()
     assert main(args[:-2] + ["--model", str(dest), "--release", "slim"]) != 0  # its own name: one sentence, kept as it was
     assert "new name" in capsys.readouterr().err and (dest / "model.json").read_text() == json.dumps(meta, indent=1, ensure_ascii=False)
+    assert main(args[:-2] + ["--resume"]) == 0  # the views made before are reused, a finished run resumes to its end
+    assert len(json.loads((tmp_path / "runs" / "p" / "figures.json").read_text())) == 1

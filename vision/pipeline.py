@@ -210,15 +210,21 @@ def _groups_in_hand(ps: PhotoScore, ctx: PhotoContext) -> list[tuple[list[int], 
     for g in clusters(cards, GROUP_GAP):
         if len(g) in (3, 4) and len(g) < len(cards) and len({cards[k].code for k in g}) == 1:
             group = [hand[k] for k in g]
-            lay = replace(ps.layout, hand=[i for i in hand if i not in group], melds=[*ps.layout.melds, group],
-                          jiang=list(ps.layout.jiang), ignored=list(ps.layout.ignored))
-            try:
-                other = score_layout(ps.recognition, lay, ctx, code_changes=0)
-            except PhotoError:
-                continue
-            if other.result is not None and other.result.is_win:
+            other = _win_laid(ps, ctx, [i for i in hand if i not in group], [*ps.layout.melds, group])
+            if other is not None:
                 out.append((group, other))
     return out
+
+
+def _win_laid(ps: PhotoScore, ctx: PhotoContext, hand: list[int], melds: list[list[int]]) -> PhotoScore | None:
+    """The photo's cards as scored, with ``hand`` and ``melds`` laid so (its 将 and objects left out as they are),
+    scored without code repairs; None unless that is a legal win."""
+    lay = replace(ps.layout, hand=hand, melds=melds, jiang=list(ps.layout.jiang), ignored=list(ps.layout.ignored))
+    try:
+        other = score_layout(ps.recognition, lay, ctx, code_changes=0)
+    except PhotoError:
+        return None
+    return other if other.result is not None and other.result.is_win else None
 
 
 def _rows_of_groups(ps: PhotoScore, ctx: PhotoContext) -> list[tuple[list[int], PhotoScore]]:
@@ -233,13 +239,8 @@ def _rows_of_groups(ps: PhotoScore, ctx: PhotoContext) -> list[tuple[list[int], 
         if len(melds) < 2 or sum(map(len, melds)) != len(g) or not evenly_laid(ps.recognition.cards, g):
             continue
         row = sorted(g)
-        lay = replace(ps.layout, hand=sorted([*ps.layout.hand, *row]), melds=[m for m in ps.layout.melds if m not in melds],
-                      jiang=list(ps.layout.jiang), ignored=list(ps.layout.ignored))
-        try:
-            other = score_layout(ps.recognition, lay, ctx, code_changes=0)
-        except PhotoError:
-            continue
-        if other.result is not None and other.result.is_win:
+        other = _win_laid(ps, ctx, sorted([*ps.layout.hand, *row]), [m for m in ps.layout.melds if m not in melds])
+        if other is not None:
             out.append((row, other))
     return out
 

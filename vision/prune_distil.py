@@ -129,9 +129,9 @@ def agreement(student: np.ndarray, teacher: np.ndarray) -> dict[str, float]:
 
 
 def fit(train: str | Path, val: str | Path, out: str | Path, epochs: int = 8, batch: int = 128, lr: float = 3e-3,
-        progress: bool = True) -> dict[str, Any]:
+        progress: bool = True, resume: bool = False) -> dict[str, Any]:
     """Teach the slim net the logits of ``train`` (.npz of collect), measuring on ``val`` after every epoch; ``out``
-    gets last.pt, prune.onnx and figures.json."""
+    gets last.pt (with the optimizer, to resume), prune.onnx and figures.json."""
     import torch
     from tqdm import tqdm
 
@@ -149,8 +149,16 @@ def fit(train: str | Path, val: str | Path, out: str | Path, epochs: int = 8, ba
         raise ValueError(f"Too few views to learn from ({len(target)}).")
     opt = torch.optim.AdamW(net.parameters(), lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, lr, total_steps=epochs * steps)
-    history = []
-    for epoch in range(epochs):
+    start, history = 0, []
+    if resume:
+        if not (out / "last.pt").is_file():
+            raise FileNotFoundError(f"No run to resume at {out / 'last.pt'}.")
+        ck = torch.load(out / "last.pt", weights_only=False)
+        net.load_state_dict(ck["net"])
+        opt.load_state_dict(ck["opt"])
+        sched.load_state_dict(ck["sched"])
+        start, history = ck["epoch"] + 1, ck["history"]
+    for epoch in range(start, epochs):
         net.train()
         perm = rng.permutation(len(target))
         t, total = time.time(), 0.0
@@ -170,7 +178,8 @@ def fit(train: str | Path, val: str | Path, out: str | Path, epochs: int = 8, ba
         history.append(row)
         if progress:
             print(json.dumps(row), flush=True)
-        torch.save({"net": net.state_dict(), "epoch": epoch, "history": history}, out / "last.pt")
+        torch.save({"net": net.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict(), "epoch": epoch,
+                    "history": history}, out / "last.pt")
     export_onnx(net, out / "prune.onnx")
     (out / "figures.json").write_text(json.dumps(history, indent=1))
     return {"out": str(out), "last": history[-1] if history else {}}

@@ -186,7 +186,8 @@ def _prune(args: argparse.Namespace) -> int:
             raise UserError(str(e)) from None
         print(f"{split} views: {got['views']} judged by the prune net on {got['photos']} photos")
     try:
-        res = prune_distil.fit(views["train"], views["val"], run_dir, epochs=args.epochs or 8, batch=args.batch or 128)
+        res = prune_distil.fit(views["train"], views["val"], run_dir, epochs=args.epochs or 8, batch=args.batch or 128,
+                               resume=args.resume)
     except (FileNotFoundError, ValueError) as e:
         raise UserError(str(e)) from None
     print(f"trained: {run_dir}/{PRUNE_NET} {res['last']}")
