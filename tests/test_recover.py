@@ -276,9 +276,9 @@ def test_released_model_prunes_the_extra_boxes_of_a_tight_stair(tmp_path):
 @requires_model
 def test_a_card_lying_free_is_never_pruned():
     """docs/samples/hand_8.jpg: a row where the net, asked of fully visible cards as if NMS had dropped them,
-    gives several next to nothing (it learned on dropped boxes, always well covered; 四丙 三丙 二万 at
-    changpai-v9's boxes, 三丙 四丙 and more at v10's). The others cover them not at all, so they are not judged:
-    every card is found and read right."""
+    gives several less than the model prunes below (it learned on dropped boxes, always well covered; 四丙 三丙 二万
+    at changpai-v9's boxes, 三丙 四丙 and more at v10's; v15's slim net 四丙 0.01 and 二万 0.09 against its 0.1). The
+    others cover them not at all, so they are not judged: every card is found and read right."""
     from tests.conftest import SAMPLES
     from vision.imageio import load_image
     from vision.recognize import _prune_session, model_info
@@ -289,15 +289,16 @@ def test_a_card_lying_free_is_never_pruned():
     # what the net alone would say of those three, and how little the others cover them
     img = load_image(SAMPLES / "hand_8.jpg")
     boxes = [(np.array(c.quad, np.float32), c.det_score) for c in rec.cards]
-    net = _prune_session(str(model_info(None).path))  # the net the model prunes with
+    info = model_info(None)
+    net = _prune_session(str(info.path))  # the net the model prunes with
     from vision.recover import _run
 
     free = []
     for i, c in enumerate(rec.cards):
         _, v, e = inputs(img, [boxes[i]], [q for k, (q, _) in enumerate(boxes) if k != i])
-        if _run(net, v, e)[0] < 0.003:
+        if _run(net, v, e)[0] < info.prune:
             free.append((c.code, covered(v[0])))
-    assert len(free) >= 3 and {"3b", "4b"} <= {code for code, _ in free}
+    assert len(free) >= 2 and "4b" in {code for code, _ in free}
     assert all(cov < PRUNE_COVER for _, cov in free)
 
 
