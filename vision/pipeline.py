@@ -129,22 +129,23 @@ def score_recognition(rec: Recognition, ctx: PhotoContext, repair_on: bool = Tru
     if ps is None:
         raise error  # type: ignore[misc]
     if repair_on and ps.result is not None and ps.result.is_win:
-        apart = _group_apart(ps, ctx)
+        groups = _groups_in_hand(ps, ctx)
+        apart = _group_apart(ps, groups)
         if apart is not None:
-            ps = apart
+            ps, groups = apart, None  # other groups of the new reading are looked for again
         after_repairs = sum(w.startswith(RECOUNT) for w in ps.warnings)
-        ps.warnings[after_repairs:after_repairs] = _other_readings(ps, rec, ctx)
+        ps.warnings[after_repairs:after_repairs] = _other_readings(ps, rec, ctx, groups)
     return ps
 
 
-def _group_apart(ps: PhotoScore, ctx: PhotoContext) -> PhotoScore | None:
-    """The photo scored with 3–4 equal cards lying a little apart in the hand (_groups_in_hand) as a group declared on
+def _group_apart(ps: PhotoScore, groups: list[tuple[list[int], PhotoScore]]) -> PhotoScore | None:
+    """The photo scored with 3–4 equal cards lying a little apart in the hand (``groups``: _groups_in_hand) as a group declared on
     the table, when that is a legal win with a lower total (the lowest of them), with a check: warning giving the total
     of the cards as part of the hand; None when there is none. Whether a group was declared is what a photo cannot
     show for sure, and its defaults never over-score (R9): on the 1,000 val photos (val_hands3, val_hands4) the two
     such photos with a wrong total (val_hands3 000515, val_hands4 000076) are read right so, and no right total
     changes."""
-    lower = [(g, other) for g, other in _groups_in_hand(ps, ctx) if other.result.total < ps.result.total]
+    lower = [(g, other) for g, other in groups if other.result.total < ps.result.total]
     if not lower:
         return None
     group, other = min(lower, key=lambda t: t[1].result.total)
@@ -158,11 +159,13 @@ def _group_apart(ps: PhotoScore, ctx: PhotoContext) -> PhotoScore | None:
 OTHER_READING = "check:"  # how another legal win one change away is reported
 
 
-def _other_readings(ps: PhotoScore, rec: Recognition, ctx: PhotoContext) -> list[str]:
+def _other_readings(ps: PhotoScore, rec: Recognition, ctx: PhotoContext,
+                    groups: list[tuple[list[int], PhotoScore]] | None = None) -> list[str]:
     """One change to the cards as scored — a spare added, a doubtful card left out, equal cards lying a little
     apart in the hand taken as a declared group (_groups_in_hand) — that also makes a clean legal win, with another
     total: the table should look at that card (on the 270 val photos of changpai-v5 the first two name 6 of the 7
-    wrong totals given on a legal win, and 46 of the 233 right ones)."""
+    wrong totals given on a legal win, and 46 of the 233 right ones). ``groups``: _groups_in_hand of ``ps`` when the
+    caller has them already."""
     cards = [c for i, c in enumerate(ps.recognition.cards) if i not in ps.layout.ignored]
     taken = {tuple(map(tuple, c.quad)) for c in cards}
     base = replace(ps.recognition, cards=cards, spares=[c for c in rec.spares if tuple(map(tuple, c.quad)) not in taken])
@@ -178,7 +181,7 @@ def _other_readings(ps: PhotoScore, rec: Recognition, ctx: PhotoContext) -> list
                             f"card the hand is also a legal win, {total} 胡: look at that card", **v) if m.card is not None else
                         Msg("check_without", f"{OTHER_READING} without the card read as {c.code} ({v['p']}, detector {v['det']}) "
                             f"the hand is also a legal win, {total} 胡: look at that card", **v))
-    for g, other in _groups_in_hand(ps, ctx):
+    for g, other in _groups_in_hand(ps, ctx) if groups is None else groups:
         total = other.result.total
         if total != ps.result.total and total not in found:
             code, n = ps.recognition.cards[g[0]].code, len(g)
