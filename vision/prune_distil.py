@@ -7,7 +7,6 @@ recognize."""
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 from typing import Any
@@ -135,7 +134,7 @@ def fit(train: str | Path, val: str | Path, out: str | Path, epochs: int = 8, ba
     import torch
     from tqdm import tqdm
 
-    from .recover_train import export_onnx
+    from .recover_train import epoch_done, finished
 
     torch.manual_seed(0)
     rng = np.random.default_rng(0)
@@ -175,11 +174,5 @@ def fit(train: str | Path, val: str | Path, out: str | Path, epochs: int = 8, ba
             total += loss.item()
         row = {"epoch": epoch + 1, "loss": round(total / steps, 4), "seconds": round(time.time() - t)}
         row |= agreement(_predict(net, dv), np.clip(dv["logits"], -LOGIT_CLIP, LOGIT_CLIP))
-        history.append(row)
-        if progress:
-            print(json.dumps(row), flush=True)
-        torch.save({"net": net.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict(), "epoch": epoch,
-                    "history": history}, out / "last.pt")
-    export_onnx(net, out / "prune.onnx")
-    (out / "figures.json").write_text(json.dumps(history, indent=1))
-    return {"out": str(out), "last": history[-1] if history else {}}
+        epoch_done(row, history, net, opt, sched, epoch, out, progress)
+    return finished(net, history, out / "prune.onnx")

@@ -206,14 +206,27 @@ def fit(train: list[str | Path], val: list[str | Path], out: str | Path, epochs:
             total += loss.item()
         row = {"epoch": epoch + 1, "loss": round(total / steps, 4), "seconds": round(time.time() - t)}
         row |= figures(predict(net, dv["views"], dv["extra"]), dv["labels"])
-        history.append(row)
-        if progress:
-            print(json.dumps(row), flush=True)
-        torch.save({"net": net.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict(), "epoch": epoch,
-                    "history": history}, out / "last.pt")
-    export_onnx(net, out / "recover.onnx")
-    (out / "figures.json").write_text(json.dumps(history, indent=1))
-    return {"out": str(out), "last": history[-1] if history else {}}
+        epoch_done(row, history, net, opt, sched, epoch, out, progress)
+    return finished(net, history, out / "recover.onnx")
+
+
+def epoch_done(row: dict[str, Any], history: list[dict[str, Any]], net, opt, sched, epoch: int, out: Path,
+               progress: bool) -> None:
+    """An epoch's figures ``row`` joined to ``history`` (and printed), and the checkpoint to resume from: out/last.pt."""
+    import torch
+
+    history.append(row)
+    if progress:
+        print(json.dumps(row), flush=True)
+    torch.save({"net": net.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict(), "epoch": epoch,
+                "history": history}, out / "last.pt")
+
+
+def finished(net, history: list[dict[str, Any]], onnx: Path) -> dict[str, Any]:
+    """The trained box net exported to ``onnx``, its epochs' figures beside it (figures.json)."""
+    export_onnx(net, onnx)
+    (onnx.parent / "figures.json").write_text(json.dumps(history, indent=1))
+    return {"out": str(onnx.parent), "last": history[-1] if history else {}}
 
 
 def export_onnx(net, path: Path) -> None:
