@@ -122,19 +122,11 @@ def _recover(args: argparse.Namespace) -> int:
         base = model_info(args.model).path
     except ModelError as e:
         raise UserError(str(e)) from None
-    views = {}
-    for split, roots in (("train", args.data), ("val", args.val)):
-        views[split] = run_dir / f"views_{split}.npz"
-        if views[split].is_file():
-            print(f"{split} views: {views[split]} (made before; delete it to collect again)")
-            continue
-        if not roots:
-            raise UserError(f"--{'data' if split == 'train' else 'val'} is needed (scenes of `changpai synth --kind hands`).")
-        try:
-            got = recover_train.collect(roots, base, views[split], workers=max(1, args.workers))
-        except FileNotFoundError as e:
-            raise UserError(str(e)) from None
-        print(f"{split} views: {got['candidates']} boxes NMS dropped on {got['scenes']} scenes, {got['cards']} of them cards")
+    def collect(roots: list[str], path: Path) -> str:
+        got = recover_train.collect(roots, base, path, workers=max(1, args.workers))
+        return f"{got['candidates']} boxes NMS dropped on {got['scenes']} scenes, {got['cards']} of them cards"
+
+    views = _views(args, run_dir, "views", "scenes of `changpai synth --kind hands`", collect)
     try:
         res = recover_train.fit([views["train"]], [views["val"]], run_dir, epochs=args.epochs or 12, resume=args.resume,
                                 batch=args.batch or 128, with_readings=args.readings)
@@ -172,19 +164,11 @@ def _prune(args: argparse.Namespace) -> int:
 
         if (MODELS_DIR / args.release).resolve() == base.resolve():
             raise UserError(f"Release the new prune net under a new name: the model it is taught by ({base}) stays as it is.")
-    views = {}
-    for split, roots in (("train", args.data), ("val", args.val)):
-        views[split] = run_dir / f"prune_{split}.npz"
-        if views[split].is_file():
-            print(f"{split} views: {views[split]} (made before; delete it to collect again)")
-            continue
-        if not roots:
-            raise UserError(f"--{'data' if split == 'train' else 'val'} is needed (folders of `changpai synth`).")
-        try:
-            got = prune_distil.collect(roots, base, views[split])
-        except FileNotFoundError as e:
-            raise UserError(str(e)) from None
-        print(f"{split} views: {got['views']} judged by the prune net on {got['photos']} photos")
+    def collect(roots: list[str], path: Path) -> str:
+        got = prune_distil.collect(roots, base, path)
+        return f"{got['views']} judged by the prune net on {got['photos']} photos"
+
+    views = _views(args, run_dir, "prune", "folders of `changpai synth`", collect)
     try:
         res = prune_distil.fit(views["train"], views["val"], run_dir, epochs=args.epochs or 8, batch=args.batch or 128,
                                resume=args.resume)
@@ -200,3 +184,21 @@ def _prune(args: argparse.Namespace) -> int:
             raise UserError(str(e)) from None
         print(f"released: {dest}")
     return 0
+
+
+def _views(args: argparse.Namespace, run_dir: Path, prefix: str, wanted: str, collect) -> dict[str, Path]:
+    """The box-net views of --data and --val as run_dir/PREFIX_train.npz and PREFIX_val.npz: kept from before, or
+    made by ``collect(roots, path)``, which says what it made; ``wanted``: what --data and --val name."""
+    views = {}
+    for split, roots in (("train", args.data), ("val", args.val)):
+        views[split] = run_dir / f"{prefix}_{split}.npz"
+        if views[split].is_file():
+            print(f"{split} views: {views[split]} (made before; delete it to collect again)")
+            continue
+        if not roots:
+            raise UserError(f"--{'data' if split == 'train' else 'val'} is needed ({wanted}).")
+        try:
+            print(f"{split} views: {collect(roots, views[split])}")
+        except FileNotFoundError as e:
+            raise UserError(str(e)) from None
+    return views
