@@ -28,7 +28,10 @@ def test_eval_reports_detection_and_reading_figures(tmp_path, capsys):
     assert abs(r["recall"] - found / r["cards"]) < 1e-3
     assert abs(r["classification_accuracy"] - sum(x["right"] for x in r["per_image"]) / max(1, found)) < 1e-3
     assert r["whole_photo_exact"] == round(sum(x["exact"] for x in r["per_image"]) / 3, 4)
+    lo, hi = r["whole_photo_exact_ci95"]
+    assert lo <= r["whole_photo_exact"] <= hi and hi - lo > 0.3  # 3 photos say little
     out = capsys.readouterr().out
+    assert "95 % interval" in out
     assert "card recall" in out
     # where the time goes: each stage's median, none longer than the whole reads' median
     stages = r["stages_ms_p50"]
@@ -56,7 +59,10 @@ def test_eval_hands_counts_right_wrong_and_unscored_photos(tmp_path, capsys):
     assert r["wrong_total_with_repair"] == 3 - right - unscored
     assert r["wrong_total_on_a_win"] == sum(x["won"] and x["with_repair"] != x["expected"] for x in rows) <= 3 - right - unscored
     assert r["exact_without_repair"] == round(sum(x["without_repair"] == x["expected"] for x in rows) / 3, 4)
+    for k in ("exact_without_repair", "exact_with_repair"):
+        assert r[f"{k}_ci95"][0] <= r[k] <= r[f"{k}_ci95"][1]
     out = capsys.readouterr().out
+    assert "95 % intervals: without repair" in out
     assert "total exactly right" in out and "photos with every card right" in out
     # photo → total: the recognition's stages and the scoring after it, each no longer than the whole's median
     stages = r["stages_ms_p50"]
@@ -68,6 +74,22 @@ def test_eval_hands_counts_right_wrong_and_unscored_photos(tmp_path, capsys):
     c = json.loads((tmp_path / "c.json").read_text())
     for k in ("cards", "precision", "recall", "classification_accuracy", "whole_photo_exact", "confusions"):
         assert r["cards"][k] == c[k], k
+
+
+def test_photo_shares_come_with_their_wilson_interval():
+    from vision.evaluate import format_span, interval
+
+    # 160 of 200: worked by hand, centre (0.8 + z²/2n) / (1 + z²/n) = 0.7943, half-width 0.0552
+    assert interval(160, 200) == [0.7391, 0.8495]
+    assert format_span(interval(160, 200)) == "73.9–85.0 %"
+    # at none and at all the interval stays within [0, 1] and still has a width
+    lo, hi = interval(0, 40)
+    assert lo == 0.0 and 0.08 < hi < 0.1
+    lo, hi = interval(40, 40)
+    assert hi == 1.0 and 0.9 < lo < 0.92
+    # more photos, a narrower interval around the same share
+    assert interval(800, 1000)[1] - interval(800, 1000)[0] < interval(80, 100)[1] - interval(80, 100)[0]
+    assert interval(0, 0) == [0.0, 1.0]
 
 
 def test_eval_without_ground_truth_is_one_sentence(tmp_path, capsys):
@@ -101,6 +123,40 @@ def test_eval_hands_keeps_and_reuses_the_recognitions(tmp_path, capsys, monkeypa
     shutil.copytree(DEFAULT_MODEL, other, ignore=shutil.ignore_patterns("*.pt"))
     assert main(["eval", str(d), "--hands", "--model", str(other), "--recognitions", str(keep)]) == 2
     assert "were made with the model" in capsys.readouterr().err
+
+
+@requires_model
+def test_kept_recognitions_follow_the_thresholds_values_not_how_they_were_set(tmp_path, capsys, monkeypatch):
+    """Recognitions made with `--set recover=0.5` are reused once model.json itself says 0.5 (same folder, same
+    thresholds), and refused under any other value, as is a file from before the values were kept."""
+    import shutil
+
+    import vision.recognize
+    from vision.recognize import DEFAULT_MODEL
+
+    h = _render(tmp_path / "hands", "hands", 1, (1280, 960))
+    model = tmp_path / "model"
+    shutil.copytree(DEFAULT_MODEL, model, ignore=shutil.ignore_patterns("*.pt"))
+    keep = tmp_path / "recs.json"
+    args = ["eval", str(h), "--hands", "--model", str(model), "--recognitions", str(keep)]
+    assert main([*args, "--set", "recover=0.5"]) == 0
+    meta = json.loads((model / "model.json").read_text())
+    (model / "model.json").write_text(json.dumps(meta | {"recover": 0.5}))
+
+    def no_recognizer(*a, **k):
+        raise AssertionError("recognized again")
+
+    monkeypatch.setattr(vision.recognize, "recognize_array", no_recognizer)
+    assert main([*args, "--json", str(tmp_path / "r.json")]) == 0
+    assert json.loads((tmp_path / "r.json").read_text())["recognitions"].startswith("reused")
+    assert main([*args, "--set", "recover=0.9"]) == 2
+    assert "were made with recover 0.5, not recover 0.9" in capsys.readouterr().err
+    # the older form named only what --set changed from model.json, whose values then are not known now
+    d = json.loads(keep.read_text())
+    del d["settings"]
+    keep.write_text(json.dumps(d))
+    assert main(args) == 2
+    assert "do not say the thresholds they were made with" in capsys.readouterr().err
 
 
 @requires_model
@@ -139,7 +195,7 @@ def test_eval_set_measures_changed_thresholds_without_a_model_folder(tmp_path, c
     keep = tmp_path / "recs.json"
     assert main(["eval", str(h), "--hands", "--recognitions", str(keep)]) == 0
     assert main(["eval", str(h), "--hands", "--recognitions", str(keep), "--set", "recover=0.5"]) == 2
-    assert "were made with the model" in capsys.readouterr().err
+    assert "were made with recover 0.9, not recover 0.5" in capsys.readouterr().err
     for bad, says in ((["--set", "colour=1"], "cannot be set"), (["--set", "recover"], "NAME=NUMBER"),
                       (["--set", "prune=x"], "NAME=NUMBER")):
         assert main(["eval", str(d), *bad]) == 2

@@ -255,7 +255,8 @@ def _figures(report: dict) -> dict:
     """What a calibration changes, from an evaluate report: the card figures, and what keeps photos from being
     exact (cards missed, boxes that are no card, codes misread: the detector's part and the classifier's)."""
     per = report["per_image"]
-    return {k: report[k] for k in ("precision", "recall", "classification_accuracy", "whole_photo_exact")} | {
+    return {k: report[k] for k in ("precision", "recall", "classification_accuracy", "whole_photo_exact",
+                                 "whole_photo_exact_ci95") if k in report} | {
         "cards": sum(p["cards"] for p in per), "missed": sum(p["cards"] - p["found"] for p in per),
         "extra": sum(p["extra"] for p in per), "misread": sum(p["found"] - p["right"] for p in per),
         "confusions": report["confusions"]}

@@ -26,6 +26,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from vision.calibrate import CalibrationError, measure
+    from vision.evaluate import format_span
     from vision.recognize import ModelError
 
     try:
@@ -36,6 +37,7 @@ def run(args: argparse.Namespace) -> int:
         v = r[k]
         print(f"{k:>6}: card accuracy {v['classification_accuracy'] * 100:.2f} %, recall {v['recall'] * 100:.2f} %, "
               f"precision {v['precision'] * 100:.2f} %, whole-photo exact {v['whole_photo_exact'] * 100:.2f} %"
+              + (f" (95 % interval {format_span(v['whole_photo_exact_ci95'])})" if "whole_photo_exact_ci95" in v else "")
               + (f" (of {v['cards']} cards {v['missed']} missed, {v['misread']} misread; {v['extra']} boxes no card)"
                  if "cards" in v else ""))
     cal = r.get("calibration", {})

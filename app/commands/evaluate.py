@@ -29,7 +29,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from vision.evaluate import RecognitionsError, evaluate, format_errors, format_report, format_stages
+    from vision.evaluate import RecognitionsError, evaluate, format_errors, format_report, format_span, format_stages
     from vision.recognize import ModelError
 
     if args.repeat < 1:
@@ -60,6 +60,8 @@ def run(args: argparse.Namespace) -> int:
               "with one); "
               f"{'after recognition (reused)' if r['recognitions'] != 'made' else 'photo-to-total'} "
               f"p50 {r['latency_ms']['p50']} ms, p90 {r['latency_ms']['p90']} ms")
+        print(f"  95 % intervals: without repair {format_span(r['exact_without_repair_ci95'])}, with repair "
+              f"{format_span(r['exact_with_repair_ci95'])}")
         print("  stages, median: " + format_stages(r["stages_ms_p50"]))
         print("  with repair, by layout: " + ", ".join(f"{k} {v * 100:.1f} %" for k, v in r["with_repair_by_layout"].items()))
         c = r["cards"]
