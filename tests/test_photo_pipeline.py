@@ -570,7 +570,8 @@ def test_another_legal_win_one_card_away_is_named_without_changing_the_total(han
     warning names that box and the other total, so the table looks at it."""
     from collections import Counter
 
-    from vision.pipeline import OTHER_READING
+    from scoring.messages import Msg
+    from vision.pipeline import OTHER_READING, _other_readings
 
     named = 0
     for gt in hand_scenes:
@@ -590,6 +591,10 @@ def test_another_legal_win_one_card_away_is_named_without_changing_the_total(han
                 assert other.is_win and other.total != ps.result.total
                 assert any(f"{other.total} 胡" in w for w in checks)
                 named += 1
+                # a total another check: warning names already (_group_apart's) is not named twice
+                said = Msg("check_group_in_hand", f"{OTHER_READING} …", total=other.total)
+                ps.warnings = [w for w in ps.warnings if not w.startswith(OTHER_READING)] + [said]
+                assert other.total not in [w.values["total"] for w in _other_readings(ps, rec, ctx)]
     assert named >= 3
 
 

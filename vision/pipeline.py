@@ -165,7 +165,10 @@ def _other_readings(ps: PhotoScore, rec: Recognition, ctx: PhotoContext,
     apart in the hand taken as a declared group (_groups_in_hand) — that also makes a clean legal win, with another
     total: the table should look at that card (on the 270 val photos of changpai-v5 the first two name 6 of the 7
     wrong totals given on a legal win, and 46 of the 233 right ones). ``groups``: _groups_in_hand of ``ps`` when the
-    caller has them already."""
+    caller has them already. A total another check: warning of ``ps`` names already (_group_apart's) is not named
+    again."""
+    named = {ps.result.total} | {w.values.get("total") for w in ps.warnings
+                                 if isinstance(w, Msg) and w.startswith(OTHER_READING)}
     cards = [c for i, c in enumerate(ps.recognition.cards) if i not in ps.layout.ignored]
     taken = {tuple(map(tuple, c.quad)) for c in cards}
     base = replace(ps.recognition, cards=cards, spares=[c for c in rec.spares if tuple(map(tuple, c.quad)) not in taken])
@@ -173,7 +176,7 @@ def _other_readings(ps: PhotoScore, rec: Recognition, ctx: PhotoContext,
     for m in _moves(base):
         other = _clean_win(_applied(base, (m,)), ctx)
         total = other.result.total if other is not None else None
-        if total is None or total == ps.result.total or total in found:
+        if total is None or total in named or total in found:
             continue
         c = m.card if m.card is not None else cards[m.index]
         v = dict(code=c.code, p=f"{c.confidence:.2f}", det=f"{c.det_score:.2f}", total=total)
@@ -183,13 +186,13 @@ def _other_readings(ps: PhotoScore, rec: Recognition, ctx: PhotoContext,
                             f"the hand is also a legal win, {total} 胡: look at that card", **v))
     for g, other in _groups_in_hand(ps, ctx) if groups is None else groups:
         total = other.result.total
-        if total != ps.result.total and total not in found:
+        if total not in named and total not in found:
             code, n = ps.recognition.cards[g[0]].code, len(g)
             found[total] = Msg("check_group", f"{OTHER_READING} if the {n} {code} lying close to the hand are a group declared "
                                f"on the table, the hand is also a legal win, {total} 胡: look at them", code=code, n=n, total=total)
     for row, other in _rows_of_groups(ps, ctx):
         total = other.result.total
-        if total != ps.result.total and total not in found:
+        if total not in named and total not in found:
             codes = [ps.recognition.cards[i].code for i in row]
             found[total] = Msg("check_row", f"{OTHER_READING} if the {len(row)} cards lying in one row as groups "
                                f"({' '.join(codes)}) are a row of the hand, not groups declared on the table, the hand is also "

@@ -177,10 +177,7 @@ def release_recover(run_dir: str | Path, base: str | Path, name: str, threshold:
         kept_net = old.read_bytes()
     dest = MODELS_DIR / name
     if dest.resolve() != base.resolve():
-        dest.mkdir(parents=True, exist_ok=True)
-        for f in ("detector.onnx", "detector.pt", "classifier.onnx", "classifier.pt", "model.json"):
-            if (base / f).is_file():
-                shutil.copy(base / f, dest / f)
+        _copy_base(base, dest, "model.json")
     shutil.copy(net, dest / "recover.onnx")
     if kept_net is not None:
         (dest / PRUNE_NET).write_bytes(kept_net)
@@ -188,7 +185,7 @@ def release_recover(run_dir: str | Path, base: str | Path, name: str, threshold:
         (dest / PRUNE_NET).unlink(missing_ok=True)  # the new net does both
     meta_p = dest / "model.json"
     meta = json.loads(meta_p.read_text())
-    figures = json.loads((run_dir / "figures.json").read_text()) if (run_dir / "figures.json").is_file() else []
+    figures = _run_figures(run_dir)
     meta["recover"] = threshold
     meta["prune"] = prune
     if keep_prune_net and "prune_net" not in meta:  # what the base said of the net it pruned with
@@ -221,12 +218,9 @@ def release_prune(run_dir: str | Path, base: str | Path, name: str, extra: dict[
     dest = MODELS_DIR / name
     if dest.resolve() == base.resolve():
         raise ValueError("Release the new prune net under a new name: the model it was taught by stays as it is.")
-    dest.mkdir(parents=True, exist_ok=True)
-    for f in ("detector.onnx", "detector.pt", "classifier.onnx", "classifier.pt", "recover.onnx"):
-        if (base / f).is_file():
-            shutil.copy(base / f, dest / f)
+    _copy_base(base, dest, "recover.onnx")
     shutil.copy(net, dest / PRUNE_NET)
-    figures = json.loads((run_dir / "figures.json").read_text()) if (run_dir / "figures.json").is_file() else []
+    figures = _run_figures(run_dir)
     teacher = meta.get("prune_net") or meta.get("recover_net", {})
     meta["prune_net"] = {"from": _relative(str(base)), "distilled": True, "run": _relative(str(run_dir)),
                          "epochs": len(figures), "last_epoch": figures[-1] if figures else {},
@@ -237,6 +231,21 @@ def release_prune(run_dir: str | Path, base: str | Path, name: str, extra: dict[
     (dest / "model.json").write_text(json.dumps(meta, indent=1, ensure_ascii=False))
     write_card(dest, meta)
     return dest
+
+
+def _copy_base(base: Path, dest: Path, *more: str) -> None:
+    """The base model's detector and classifier (ONNX and weights), and ``more`` of its files, into ``dest``: a
+    release that changes only its box nets."""
+    dest.mkdir(parents=True, exist_ok=True)
+    for f in ("detector.onnx", "detector.pt", "classifier.onnx", "classifier.pt", *more):
+        if (base / f).is_file():
+            shutil.copy(base / f, dest / f)
+
+
+def _run_figures(run_dir: Path) -> list[dict[str, Any]]:
+    """The per-epoch figures a box net's training wrote (recover_train.finished), none when it wrote none."""
+    p = run_dir / "figures.json"
+    return json.loads(p.read_text()) if p.is_file() else []
 
 
 def _reads_readings(net: Path) -> bool:
