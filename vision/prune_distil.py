@@ -44,8 +44,6 @@ def collect(roots: list[str | Path], model: str | Path | None, out: str | Path, 
     `changpai synth`), with the net's logit for it; ``flips``: each view mirrored across and along as well, with
     the net's logits for those (three times the views for the same photos). Saved to ``out`` (.npz: views N ×
     CHANNELS × VIEW_H × VIEW_W uint8, extra N × EXTRA, logits N)."""
-    from unittest import mock
-
     from tqdm import tqdm
 
     from . import recognize as R
@@ -56,7 +54,7 @@ def collect(roots: list[str | Path], model: str | Path | None, out: str | Path, 
         raise FileNotFoundError(f"No photos under {', '.join(str(Path(r, 'images')) for r in roots)}.")
     info = R.model_info(model)
     rec = _Recording(R._prune_session(str(info.path)))
-    with mock.patch.object(R, "_prune_session", lambda path: rec):
+    with R.prune_net_as(rec):
         for f in tqdm(files, desc="prune views", unit="photo", disable=not progress):
             R.recognize_array(load_image(f), info)
     views = np.concatenate(rec.views) if rec.views else np.zeros((0, CHANNELS, VIEW_H, VIEW_W), np.uint8)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import time
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, replace
 from functools import cached_property, lru_cache
 from pathlib import Path
@@ -239,6 +240,25 @@ def _prune_session(path: str):
     return session
 
 
+_prune_stand_in = None  # a session that prunes and judges spares in the model's prune net's place (prune_net_as)
+
+
+@contextmanager
+def prune_net_as(session):
+    """Within the block, ``session`` prunes and judges the spares instead of the model's own prune net:
+    vision.prune_distil hands in a session that passes each question on to that net and keeps it."""
+    global _prune_stand_in
+    before, _prune_stand_in = _prune_stand_in, session
+    try:
+        yield
+    finally:
+        _prune_stand_in = before
+
+
+def _prune_net(info: ModelInfo):
+    return _prune_stand_in if _prune_stand_in is not None else _prune_session(str(info.path))
+
+
 def letterbox(img: np.ndarray, size: int) -> tuple[np.ndarray, float, tuple[int, int]]:
     h, w = img.shape[:2]
     r = min(size / h, size / w)
@@ -415,7 +435,7 @@ def recognize_found(img: np.ndarray, model: str | Path | ModelInfo | None = None
     judged = [0.0] * len(keep) + judged
     cards = [_card(qo, s, p, info, top_k, r) for (_, s), qo, p, r in zip(dets, quads, probs, judged, strict=True)]
     if info.prune > 0:
-        out = {i for i, _ in prune(_prune_session(str(info.path)), img, dets, info.prune)}
+        out = {i for i, _ in prune(_prune_net(info), img, dets, info.prune)}
         spares = [c for i, c in enumerate(cards) if i in out] + spares
         cards = [c for i, c in enumerate(cards) if i not in out]
     if info.uses_net and spares:
@@ -466,7 +486,7 @@ def _judged(img: np.ndarray, spares: list[Card], cards: list[Card], info: ModelI
     usually is; a second box on a card, or a box across two, is not (on the 870 val photos of changpai-v11, of
     1,615 spares 62 were cards the detector missed: 58 of them judged ≥ 0.1, and 69 of the other 1,553)."""
     kept = [np.array(c.quad, np.float32) for c in cards]
-    p = judge_spares(_prune_session(str(info.path)), img, [(np.array(c.quad, np.float32), c.det_score) for c in spares], kept)
+    p = judge_spares(_prune_net(info), img, [(np.array(c.quad, np.float32), c.det_score) for c in spares], kept)
     return [replace(c, judged=float(pk)) for c, pk in zip(spares, p, strict=True)]
 
 
