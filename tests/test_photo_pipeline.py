@@ -666,13 +666,14 @@ def test_a_row_of_the_hand_read_as_declared_groups_is_named_as_part_of_the_hand(
     assert not [w for w in apart.warnings if w.key == "check_row"]
 
 
-def _row_with_group(gap: float) -> Recognition:
-    """A hand of 20 cards side by side in a row (0.1 card widths between them), then a pong 1b×3 declared on the table
-    laid at its end ``gap`` card widths from it, the 将 9b 8t set apart (test hands 000119's cards)."""
+def _row_with_group(gap: float, space: float = 0.1) -> Recognition:
+    """A hand of 20 cards side by side in a row (``space`` card widths between them), then a pong 1b×3 laid at its end
+    ``gap`` card widths from it, the 将 9b 8t set apart (test hands 000119's cards)."""
     hand = "8w 7w 6w 3w 2w 1w 9b 9b 7t 6t 5t 8b 8b 8b 5t 4t 3t 7t 6t 5t".split()
-    cards = [_card(c, 100 + k * 1.1 * W, 300) for k, c in enumerate(hand)]
-    x = 100 + len(hand) * 1.1 * W - 0.1 * W + gap * W
-    cards += [_card("1b", x + k * 1.1 * W, 300) for k in range(3)]
+    step = (1 + space) * W
+    cards = [_card(c, 100 + k * step, 300) for k, c in enumerate(hand)]
+    x = 100 + len(hand) * step - space * W + gap * W
+    cards += [_card("1b", x + k * step, 300) for k in range(3)]
     return Recognition(1600, 960, cards + [_card("9b", 300, 650), _card("8t", 300 + 1.1 * W, 650)])
 
 
@@ -692,6 +693,20 @@ def test_equal_cards_a_little_apart_at_the_hands_end_are_scored_as_a_declared_gr
     assert len(said) == 1 and said[0].values == {"code": "1b", "n": 3, "total": near.result.total}
     as_seen = score_recognition(_row_with_group(0.4), ctx, repair_on=False)  # without repairs, the layout's reading
     assert as_seen.layout.melds == [] and as_seen.result.total == near.result.total
+
+
+def test_equal_cards_at_the_end_of_a_hand_laid_with_spaces_are_part_of_it():
+    """A hand laid with a space between every card (0.3 card widths): 3 equal cards 0.4 widths from the rest lie no
+    further apart than its cards lie from each other (layout.apart_from_spacing), so they are part of the hand and
+    no check: warning names them (test hands at 12 MP 000037: scored 70 instead of 100 before)."""
+    ctx = PhotoContext(win="5t", self_drawn=True)
+    near = score_recognition(_row_with_group(0.1), ctx)
+    spaced = score_recognition(_row_with_group(0.4, space=0.3), ctx)
+    assert spaced.layout.melds == [] and spaced.result.total == near.result.total
+    assert not [w for w in spaced.warnings if w.key in ("check_group_in_hand", "check_group")]
+    # the same cards with the group laid clearly further than the hand's spaces: a declared group again
+    apart = score_recognition(_row_with_group(0.44, space=0.1), ctx)
+    assert [sorted(apart.recognition.cards[i].code for i in m) for m in apart.layout.melds] == [["1b"] * 3]
 
 
 def test_the_pages_chinese_says_every_message_of_photo_to_hu(hand_scenes):

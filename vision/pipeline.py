@@ -22,7 +22,7 @@ from scoring.rulesets import get_ruleset
 from scoring.score import ScoreResult
 
 from .geometry import quad_iou
-from .layout import TableLayout, apart_readings, clusters, evenly_laid, split_table
+from .layout import TableLayout, apart_from_spacing, apart_readings, clusters, evenly_laid, split_table
 from .recognize import NOT_A_CARD, SPARE_APART, SPARES, UNSURE, Card, Recognition, recognize
 
 MIN_CARDS = 8
@@ -205,6 +205,7 @@ GROUP_GAP = 0.35  # 3–4 equal cards of the hand this many card widths from the
 
 def _groups_in_hand(ps: PhotoScore, ctx: PhotoContext) -> list[tuple[list[int], PhotoScore]]:
     """Clusters of 3–4 equal cards in the hand as scored lying GROUP_GAP card widths or more from its other cards,
+    and further than those lie from each other (layout.apart_from_spacing: not the end of a row laid with spaces),
     each with the photo scored with it as a group declared on the table, when that is a legal win (layout.clusters
     joins cards closer than 0.45 widths: a group laid that close to the hand is read as part of it). On the 1,000
     val photos (val_hands3, val_hands4) this warns of the one wrong total on a legal win it explains (val_hands3
@@ -214,7 +215,7 @@ def _groups_in_hand(ps: PhotoScore, ctx: PhotoContext) -> list[tuple[list[int], 
     cards = [ps.recognition.cards[i] for i in hand]
     out = []
     for g in clusters(cards, GROUP_GAP):
-        if len(g) in (3, 4) and len(g) < len(cards) and len({cards[k].code for k in g}) == 1:
+        if len(g) in (3, 4) and len(g) < len(cards) and len({cards[k].code for k in g}) == 1 and apart_from_spacing(cards, g):
             group = [hand[k] for k in g]
             other = _win_laid(ps, ctx, [i for i in hand if i not in group], [*ps.layout.melds, group])
             if other is not None:
