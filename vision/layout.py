@@ -128,13 +128,14 @@ def apart_from_spacing(cards: list[Card], g: list[int]) -> bool:
     percentile) has 3 equal cards 0.36 widths from the rest as part of a row; groups declared close to a hand laid
     card against card lie 0.39–0.43 widths from it while its own gaps are 0.10–0.16 at most (val_hands3 000515,
     val_hands4 000076)."""
+    inside = set(g)
+    rest = [k for k in range(len(cards)) if k not in inside]
+    if not rest or not g:
+        return False
     quads = np.array([c.quad for c in cards], np.float64)
     width = max(float(np.median(np.linalg.norm(quads[:, 1] - quads[:, 0], axis=1))), 1e-9)
     d = edge_distances(quads) / width
     np.fill_diagonal(d, np.inf)
-    rest = [k for k in range(len(cards)) if k not in set(g)]
-    if not rest or not g:
-        return False
     return bool(d[np.ix_(g, rest)].min() > np.percentile(d[rest].min(1), 90) + SPACED)
 
 
