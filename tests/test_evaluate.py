@@ -58,12 +58,14 @@ def test_eval_hands_counts_right_wrong_and_unscored_photos(tmp_path, capsys):
     assert r["exact_with_repair"] == round(right / 3, 4) and r["errors"] == unscored
     assert r["wrong_total_with_repair"] == 3 - right - unscored
     assert r["wrong_total_on_a_win"] == sum(x["won"] and x["with_repair"] != x["expected"] for x in rows) <= 3 - right - unscored
+    assert r["wrong_total_on_a_win_silent"] == sum(x["won"] and x["with_repair"] != x["expected"] and not x["other_reading"]
+                                                   and not x["repairs"] for x in rows) <= r["wrong_total_on_a_win_unflagged"]
     assert r["exact_without_repair"] == round(sum(x["without_repair"] == x["expected"] for x in rows) / 3, 4)
     for k in ("exact_without_repair", "exact_with_repair"):
         assert r[f"{k}_ci95"][0] <= r[k] <= r[f"{k}_ci95"][1]
     out = capsys.readouterr().out
     assert "95 % intervals: without repair" in out
-    assert "total exactly right" in out and "photos with every card right" in out
+    assert "total exactly right" in out and "photos with every card right" in out and "with no repair either" in out
     # photo → total: the recognition's stages and the scoring after it, each no longer than the whole's median
     stages = r["stages_ms_p50"]
     assert {"load", "detect", "classify", "score"} <= set(stages) and "stages, median" in out

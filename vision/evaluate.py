@@ -361,6 +361,9 @@ def evaluate_hands(root: str | Path, model: str | Path | ModelInfo | None = None
         "wrong_total_on_a_win": sum(r["won"] and r["with_repair"] != r["expected"] for r in rows),
         # ... of which without a "check:" warning naming a card whose change gives another legal win
         "wrong_total_on_a_win_unflagged": sum(r["won"] and r["with_repair"] != r["expected"] and not r["other_reading"] for r in rows),
+        # ... of which with no word at all that something is doubtful: no check: warning and no card repaired
+        "wrong_total_on_a_win_silent": sum(r["won"] and r["with_repair"] != r["expected"] and not r["other_reading"]
+                                           and not r["repairs"] for r in rows),
         "right_total_flagged": sum(r["with_repair"] == r["expected"] and r["other_reading"] for r in rows),
         "latency_ms": {"p50": round(float(np.percentile(lat, 50)), 1), "p90": round(float(np.percentile(lat, 90)), 1)},
         "stages_ms_p50": _medians(stages),

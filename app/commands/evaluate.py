@@ -56,8 +56,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"photos {r['photos']}: total exactly right {r['exact_without_repair'] * 100:.1f} % without repair, "
               f"{r['exact_with_repair'] * 100:.1f} % with repair ({r['photos_repaired']} repaired, {r['errors']} without a total, "
               f"{r['wrong_total_with_repair']} with a wrong one, {r['wrong_total_on_a_win']} of them on a legal win, "
-              f"{r['wrong_total_on_a_win_unflagged']} of those with no 'check:' warning; {r['right_total_flagged']} right ones "
-              "with one); "
+              f"{r['wrong_total_on_a_win_unflagged']} of those with no 'check:' warning, {r['wrong_total_on_a_win_silent']} with no "
+              f"repair either; {r['right_total_flagged']} right ones with one); "
               f"{'after recognition (reused)' if r['recognitions'] != 'made' else 'photo-to-total'} "
               f"p50 {r['latency_ms']['p50']} ms, p90 {r['latency_ms']['p90']} ms")
         print(f"  95 % intervals: without repair {format_span(r['exact_without_repair_ci95'])}, with repair "
