@@ -820,3 +820,18 @@ def test_labels_of_a_tight_stair_do_not_cover_each_other_and_loose_cards_keep_th
     rects = place_labels(points, axes[:5], lengths[:5], sizes[:5], (1000, 1000), sizes[:5, 0] <= 1.5 * strips, cards)
     centres = (rects[:, :2] + rects[:, 2:]) / 2
     assert np.allclose(centres, row.mean(1), atol=1)
+
+
+def test_pair_distances_are_the_edge_distances_of_those_pairs():
+    """layout.clusters measures only the pairs lying near each other (pair_distances); each is the full matrix's
+    value, either way round, for quads that overlap, touch or lie apart."""
+    from vision.layout import edge_distances, pair_distances
+
+    rng = np.random.default_rng(3)
+    quads = np.concatenate([rng.uniform(0, 400, (12, 4, 2)),
+                            np.array([_card("1t", 500 + k * 30, 100).quad for k in range(4)], np.float64)])
+    full = edge_distances(quads)
+    i, j = np.nonzero(np.triu(np.ones(full.shape, bool), 1))
+    assert np.allclose(pair_distances(quads, i, j), full[i, j])
+    assert np.allclose(pair_distances(quads, j, i), full[j, i])
+    assert pair_distances(quads, np.array([], int), np.array([], int)).shape == (0,)

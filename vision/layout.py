@@ -46,6 +46,21 @@ def edge_distances(quads: np.ndarray) -> np.ndarray:
     return np.minimum(d, d.T)
 
 
+def pair_distances(quads: np.ndarray, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+    """edge_distances(quads)[i, j] for the pairs (i[k], j[k]) alone: what ``clusters`` needs of the pairs lying
+    near each other, without the n × n work."""
+    q = np.asarray(quads, np.float64)
+    a, b = q[i], q[j]
+
+    def corner_to_edge(p: np.ndarray, e: np.ndarray) -> np.ndarray:  # corners of p to the edges of e, per pair
+        start, ab = e, np.roll(e, -1, axis=1) - e  # (m, 4, 2)
+        ap = p[:, :, None, :] - start[:, None, :, :]  # (m, 4 corners, 4 edges, 2)
+        t = np.clip((ap * ab[:, None]).sum(-1) / np.maximum((ab * ab).sum(-1), 1e-9)[:, None], 0, 1)
+        return np.linalg.norm(ap - t[..., None] * ab[:, None], axis=-1).min(axis=(1, 2))
+
+    return np.minimum(corner_to_edge(a, b), corner_to_edge(b, a))
+
+
 def quad_distance(a: np.ndarray, b: np.ndarray) -> float:
     """Edge-to-edge distance of two convex quads (0 when they overlap)."""
     import cv2
@@ -74,9 +89,10 @@ def clusters(cards: list[Card], gap: float = 0.45) -> list[list[int]]:
 
     ctr = quads.mean(1)
     near = np.linalg.norm(ctr[:, None] - ctr[None], axis=-1) <= length + width * (1 + gap)
-    close = edge_distances(quads) <= gap * width
-    for i, j in zip(*np.nonzero(np.triu(near, 1)), strict=True):
-        if close[i, j] or cv2.intersectConvexConvex(quads[i], quads[j])[0] > 0:
+    ii, jj = np.nonzero(np.triu(near, 1))
+    close = pair_distances(quads, ii, jj) <= gap * width
+    for i, j, c in zip(ii, jj, close, strict=True):
+        if c or cv2.intersectConvexConvex(quads[i], quads[j])[0] > 0:
             parent[find(int(i))] = find(int(j))
     groups: dict[int, list[int]] = {}
     for i in range(n):
