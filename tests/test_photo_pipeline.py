@@ -831,7 +831,12 @@ def test_pair_distances_are_the_edge_distances_of_those_pairs():
     quads = np.concatenate([rng.uniform(0, 400, (12, 4, 2)),
                             np.array([_card("1t", 500 + k * 30, 100).quad for k in range(4)], np.float64)])
     full = edge_distances(quads)
+    assert np.allclose(full, full.T) and np.allclose(np.diag(full), 0)
     i, j = np.nonzero(np.triu(np.ones(full.shape, bool), 1))
     assert np.allclose(pair_distances(quads, i, j), full[i, j])
     assert np.allclose(pair_distances(quads, j, i), full[j, i])
     assert pair_distances(quads, np.array([], int), np.array([], int)).shape == (0,)
+    # worked by hand: two axis-aligned cards side by side, 10 px apart; one with a corner on the other's edge
+    a = np.array([[0, 0], [40, 0], [40, 187], [0, 187]], np.float64)
+    assert np.isclose(edge_distances(np.stack([a, a + [50, 0]]))[0, 1], 10.0)
+    assert np.isclose(edge_distances(np.stack([a, a + [40, 50]]))[0, 1], 0.0)

@@ -36,19 +36,14 @@ def edge_distances(quads: np.ndarray) -> np.ndarray:
     """(n, n) edge-to-edge distances of n quads (n × 4 × 2) as the nearest corner of one to an edge of the
     other, either way round; quads that overlap without a corner near the other's edge (two cards crossing)
     are not told apart here (``clusters`` checks those)."""
-    q = np.asarray(quads, np.float64)
-    a, b = q, np.roll(q, -1, axis=1)  # edges a→b of every quad: (n, 4, 2)
-    ab = b - a
-    p = q[:, None, :, None, :]  # corners of quad i: (n, 1, 4, 1, 2)
-    ap = p - a[None, :, None, :, :]  # to the start of each edge of quad j: (n, n, 4, 4, 2)
-    t = np.clip((ap * ab[None, :, None]).sum(-1) / np.maximum((ab * ab).sum(-1), 1e-9)[None, :, None], 0, 1)
-    d = np.linalg.norm(ap - t[..., None] * ab[None, :, None], axis=-1).min(axis=(2, 3))
-    return np.minimum(d, d.T)
+    n = len(quads)
+    i, j = np.indices((n, n)).reshape(2, -1)
+    return pair_distances(quads, i, j).reshape(n, n)
 
 
 def pair_distances(quads: np.ndarray, i: np.ndarray, j: np.ndarray) -> np.ndarray:
-    """edge_distances(quads)[i, j] for the pairs (i[k], j[k]) alone: what ``clusters`` needs of the pairs lying
-    near each other, without the n × n work."""
+    """The edge-to-edge distance (edge_distances) of each pair (i[k], j[k]) of ``quads`` alone: what ``clusters``
+    needs of the pairs lying near each other, without the n × n work."""
     q = np.asarray(quads, np.float64)
     a, b = q[i], q[j]
 
