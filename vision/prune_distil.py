@@ -132,7 +132,7 @@ def fit(train: str | Path, val: str | Path, out: str | Path, epochs: int = 8, ba
     import torch
     from tqdm import tqdm
 
-    from .recover_train import epoch_done, finished
+    from .recover_train import epoch_done, finished, resumed
 
     torch.manual_seed(0)
     rng = np.random.default_rng(0)
@@ -146,15 +146,7 @@ def fit(train: str | Path, val: str | Path, out: str | Path, epochs: int = 8, ba
         raise ValueError(f"Too few views to learn from ({len(target)}).")
     opt = torch.optim.AdamW(net.parameters(), lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, lr, total_steps=epochs * steps)
-    start, history = 0, []
-    if resume:
-        if not (out / "last.pt").is_file():
-            raise FileNotFoundError(f"No run to resume at {out / 'last.pt'}.")
-        ck = torch.load(out / "last.pt", weights_only=False)
-        net.load_state_dict(ck["net"])
-        opt.load_state_dict(ck["opt"])
-        sched.load_state_dict(ck["sched"])
-        start, history = ck["epoch"] + 1, ck["history"]
+    start, history = resumed(out, net, opt, sched, f"{out / 'last.pt'} is not a slim prune net's run.") if resume else (0, [])
     for epoch in range(start, epochs):
         net.train()
         perm = rng.permutation(len(target))

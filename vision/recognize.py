@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import time
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import asdict, dataclass, field, replace
 from functools import cached_property, lru_cache
 from pathlib import Path
@@ -240,23 +241,24 @@ def _prune_session(path: str):
     return session
 
 
-_prune_stand_in = None  # a session that prunes and judges spares in the model's prune net's place (prune_net_as)
+# a session that prunes and judges spares in the model's prune net's place (prune_net_as), in this thread alone
+_prune_stand_in: ContextVar[Any] = ContextVar("prune_stand_in", default=None)
 
 
 @contextmanager
 def prune_net_as(session):
     """Within the block, ``session`` prunes and judges the spares instead of the model's own prune net:
     vision.prune_distil hands in a session that passes each question on to that net and keeps it."""
-    global _prune_stand_in
-    before, _prune_stand_in = _prune_stand_in, session
+    token = _prune_stand_in.set(session)
     try:
         yield
     finally:
-        _prune_stand_in = before
+        _prune_stand_in.reset(token)
 
 
 def _prune_net(info: ModelInfo):
-    return _prune_stand_in if _prune_stand_in is not None else _prune_session(str(info.path))
+    stand_in = _prune_stand_in.get()
+    return stand_in if stand_in is not None else _prune_session(str(info.path))
 
 
 def letterbox(img: np.ndarray, size: int) -> tuple[np.ndarray, float, tuple[int, int]]:

@@ -175,17 +175,8 @@ def fit(train: list[str | Path], val: list[str | Path], out: str | Path, epochs:
         raise ValueError(f"Too few candidates to train on ({len(d['labels'])}).")
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, lr, total_steps=epochs * steps)
     loss_f = nn.BCEWithLogitsLoss(pos_weight=torch.tensor(3.0))  # cards are ~1 in 10 candidates
-    start, history = 0, []
-    if resume:
-        ck = torch.load(out / "last.pt", weights_only=False)
-        try:
-            net.load_state_dict(ck["net"])
-        except RuntimeError:
-            raise ValueError(f"{out / 'last.pt'} was trained {'without' if with_readings else 'with'} the readings: "
-                             f"resume it {'without' if with_readings else 'with'} --readings.") from None
-        opt.load_state_dict(ck["opt"])
-        sched.load_state_dict(ck["sched"])
-        start, history = ck["epoch"] + 1, ck["history"]
+    start, history = resumed(out, net, opt, sched, f"{out / 'last.pt'} was trained {'without' if with_readings else 'with'} "
+                             f"the readings: resume it {'without' if with_readings else 'with'} --readings.") if resume else (0, [])
     for epoch in range(start, epochs):
         net.train()
         perm = rng.permutation(len(d["labels"]))
@@ -208,6 +199,24 @@ def fit(train: list[str | Path], val: list[str | Path], out: str | Path, epochs:
         row |= figures(predict(net, dv["views"], dv["extra"]), dv["labels"])
         epoch_done(row, history, net, opt, sched, epoch, out, progress)
     return finished(net, history, out / "recover.onnx")
+
+
+def resumed(out: Path, net, opt, sched, other_net: str) -> tuple[int, list[dict[str, Any]]]:
+    """A box net's training as out/last.pt left it (epoch_done): net, optimizer and schedule restored; the epoch to
+    go on from and the figures so far. FileNotFoundError without a run; ValueError(``other_net``) when the
+    checkpoint is of another net's shape."""
+    import torch
+
+    if not (out / "last.pt").is_file():
+        raise FileNotFoundError(f"No run to resume at {out / 'last.pt'}.")
+    ck = torch.load(out / "last.pt", weights_only=False)
+    try:
+        net.load_state_dict(ck["net"])
+    except RuntimeError:
+        raise ValueError(other_net) from None
+    opt.load_state_dict(ck["opt"])
+    sched.load_state_dict(ck["sched"])
+    return ck["epoch"] + 1, ck["history"]
 
 
 def epoch_done(row: dict[str, Any], history: list[dict[str, Any]], net, opt, sched, epoch: int, out: Path,
