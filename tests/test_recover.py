@@ -426,3 +426,38 @@ def test_train_prune_teaches_a_slimmer_net_the_models_own_and_releases_it(tmp_pa
     assert "new name" in capsys.readouterr().err and (dest / "model.json").read_text() == json.dumps(meta, indent=1, ensure_ascii=False)
     assert main(args[:-2] + ["--resume"]) == 0  # the views made before are reused, a finished run resumes to its end
     assert len(json.loads((tmp_path / "runs" / "p" / "figures.json").read_text())) == 1
+
+
+def test_a_box_net_training_stopped_after_an_epoch_resumes_as_if_never_stopped(tmp_path, monkeypatch):
+    """The checkpoint keeps the random draws (batch orders, flips, brightness): a run stopped after its first epoch
+    and resumed ends with the very weights of a run that was never stopped."""
+    import torch
+
+    import vision.recover_train as rt
+
+    rng = np.random.default_rng(3)
+    n = 64
+    np.savez(tmp_path / "views.npz", views=rng.integers(0, 255, (n, VIEW_H, VIEW_W, CHANNELS), dtype=np.uint8),
+             labels=(rng.random(n) < 0.3).astype(np.float32), extra=rng.random((n, 2)).astype(np.float32),
+             photo=np.arange(n))
+    views = [tmp_path / "views.npz"]
+
+    def fit(out, resume=False):
+        return rt.fit(views, views, tmp_path / out, epochs=2, batch=16, progress=False, resume=resume)
+
+    fit("whole")
+    done = rt.epoch_done
+
+    def stop_after_first(*a, **k):
+        done(*a, **k)
+        raise KeyboardInterrupt  # stopped once the first epoch's checkpoint is written
+
+    monkeypatch.setattr(rt, "epoch_done", stop_after_first)
+    with pytest.raises(KeyboardInterrupt):
+        fit("stopped")
+    monkeypatch.setattr(rt, "epoch_done", done)
+    torch.manual_seed(99)  # whatever the process drew meanwhile
+    fit("stopped", resume=True)
+    whole = torch.load(tmp_path / "whole" / "last.pt", weights_only=False)["net"]
+    resumed = torch.load(tmp_path / "stopped" / "last.pt", weights_only=False)["net"]
+    assert all(torch.equal(whole[k], resumed[k]) for k in whole)

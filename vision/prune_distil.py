@@ -146,7 +146,7 @@ def fit(train: str | Path, val: str | Path, out: str | Path, epochs: int = 8, ba
         raise ValueError(f"Too few views to learn from ({len(target)}).")
     opt = torch.optim.AdamW(net.parameters(), lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, lr, total_steps=epochs * steps)
-    start, history = resumed(out, net, opt, sched, f"{out / 'last.pt'} is not a slim prune net's run.") if resume else (0, [])
+    start, history = resumed(out, net, opt, sched, rng, f"{out / 'last.pt'} is not a slim prune net's run.") if resume else (0, [])
     for epoch in range(start, epochs):
         net.train()
         perm = rng.permutation(len(target))
@@ -164,5 +164,5 @@ def fit(train: str | Path, val: str | Path, out: str | Path, epochs: int = 8, ba
             total += loss.item()
         row = {"epoch": epoch + 1, "loss": round(total / steps, 4), "seconds": round(time.time() - t)}
         row |= agreement(_predict(net, dv), np.clip(dv["logits"], -LOGIT_CLIP, LOGIT_CLIP))
-        epoch_done(row, history, net, opt, sched, epoch, out, progress)
+        epoch_done(row, history, net, opt, sched, rng, epoch, out, progress)
     return finished(net, history, out / "prune.onnx")

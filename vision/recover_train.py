@@ -175,7 +175,7 @@ def fit(train: list[str | Path], val: list[str | Path], out: str | Path, epochs:
         raise ValueError(f"Too few candidates to train on ({len(d['labels'])}).")
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, lr, total_steps=epochs * steps)
     loss_f = nn.BCEWithLogitsLoss(pos_weight=torch.tensor(3.0))  # cards are ~1 in 10 candidates
-    start, history = resumed(out, net, opt, sched, f"{out / 'last.pt'} was trained {'without' if with_readings else 'with'} "
+    start, history = resumed(out, net, opt, sched, rng, f"{out / 'last.pt'} was trained {'without' if with_readings else 'with'} "
                              f"the readings: resume it {'without' if with_readings else 'with'} --readings.") if resume else (0, [])
     for epoch in range(start, epochs):
         net.train()
@@ -197,14 +197,14 @@ def fit(train: list[str | Path], val: list[str | Path], out: str | Path, epochs:
             total += loss.item()
         row = {"epoch": epoch + 1, "loss": round(total / steps, 4), "seconds": round(time.time() - t)}
         row |= figures(predict(net, dv["views"], dv["extra"]), dv["labels"])
-        epoch_done(row, history, net, opt, sched, epoch, out, progress)
+        epoch_done(row, history, net, opt, sched, rng, epoch, out, progress)
     return finished(net, history, out / "recover.onnx")
 
 
-def resumed(out: Path, net, opt, sched, other_net: str) -> tuple[int, list[dict[str, Any]]]:
-    """A box net's training as out/last.pt left it (epoch_done): net, optimizer and schedule restored; the epoch to
-    go on from and the figures so far. FileNotFoundError without a run; ValueError(``other_net``) when the
-    checkpoint is of another net's shape."""
+def resumed(out: Path, net, opt, sched, rng: np.random.Generator, other_net: str) -> tuple[int, list[dict[str, Any]]]:
+    """A box net's training as out/last.pt left it (epoch_done): net, optimizer, schedule and random draws (``rng``
+    and torch's) restored, so the run goes on as if never stopped; the epoch to go on from and the figures so far.
+    FileNotFoundError without a run; ValueError(``other_net``) when the checkpoint is of another net's shape."""
     import torch
 
     if not (out / "last.pt").is_file():
@@ -216,19 +216,23 @@ def resumed(out: Path, net, opt, sched, other_net: str) -> tuple[int, list[dict[
         raise ValueError(other_net) from None
     opt.load_state_dict(ck["opt"])
     sched.load_state_dict(ck["sched"])
+    if "rng" in ck:  # a checkpoint written before the draws were kept goes on with other batch orders
+        rng.bit_generator.state = ck["rng"]
+        torch.set_rng_state(ck["torch_rng"])
     return ck["epoch"] + 1, ck["history"]
 
 
-def epoch_done(row: dict[str, Any], history: list[dict[str, Any]], net, opt, sched, epoch: int, out: Path,
-               progress: bool) -> None:
-    """An epoch's figures ``row`` joined to ``history`` (and printed), and the checkpoint to resume from: out/last.pt."""
+def epoch_done(row: dict[str, Any], history: list[dict[str, Any]], net, opt, sched, rng: np.random.Generator, epoch: int,
+               out: Path, progress: bool) -> None:
+    """An epoch's figures ``row`` joined to ``history`` (and printed), and the checkpoint to resume from: out/last.pt,
+    with the state of the random draws (``rng``: batch orders, flips; torch's: brightness)."""
     import torch
 
     history.append(row)
     if progress:
         print(json.dumps(row), flush=True)
     torch.save({"net": net.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict(), "epoch": epoch,
-                "history": history}, out / "last.pt")
+                "history": history, "rng": rng.bit_generator.state, "torch_rng": torch.get_rng_state()}, out / "last.pt")
 
 
 def finished(net, history: list[dict[str, Any]], onnx: Path) -> dict[str, Any]:
