@@ -19,7 +19,7 @@ from app.i18n import LANGS, say, t
 from app.tally import Tally, TallyError, check_code
 from scoring import HandError, build_hand, score_hand
 from scoring.cards import CODES, N_PLAIN, NAMES_ZH
-from scoring.hand import HOW_ZH
+from scoring.hand import HOW_ZH, declared_hows
 from scoring.rulesets import EVENTS, RULESETS, get_ruleset
 from scoring.score import TYPE_EN, TYPE_ZH
 from vision.imageio import READ_SIDE, ImageError, read_photo
@@ -157,9 +157,12 @@ def photo_section(data: bytes, lang: str, jiang: list[str], ruleset: str, n_jian
     events = st.multiselect(t("events", lang), [e for e in EVENTS if e != "qiong_hen"], format_func=lambda e: f"{EVENT_ZH[e]} {e}",
                             placeholder=t("choose", lang), key="events")
     how = {}
+    flipped = jiang or [cards[i].code for i in lay.jiang]
     for gi, g in enumerate(lay.melds):
         code = cards[g[0]].code
-        opts = ["pong"] if len(g) == 3 else ["exposed_kong", "concealed_kong", "dealt_kong"]
+        opts = declared_hows(len(g), flipped.count(code))
+        if not opts:  # a size no way fits: scoring says what is wrong with it
+            continue
         how[code] = st.selectbox(f"{t('how', lang)}: {NAMES_ZH[code]}×{len(g)}", opts, key=f"how_{gi}_{code}",
                                  format_func=lambda h: f"{HOW_ZH[h]} {h}")
     ctx = PhotoContext(ruleset=ruleset, jiang=jiang or None, win=None if win == "?" else win, self_drawn=tsumo, dealer=dealer,

@@ -12,6 +12,24 @@ from .rulesets import EVENTS, Ruleset, get_ruleset
 
 HOWS = ("pong", "exposed_kong", "concealed_kong", "dealt_kong")
 HOW_ZH = {"pong": "碰", "exposed_kong": "明杠", "concealed_kong": "暗杠(后摸)", "dealt_kong": "起手龙"}
+
+
+def declared_hows(n: int, flips: int) -> list[str]:
+    """How a group of ``n`` equal cards laid on the table can have been made when its kind was flipped ``flips``
+    times as 将 (R4; build_hand's sizes), the one worth least first: what a photo, which cannot tell them apart,
+    reads by default (R9). A pong is 3 cards of a kind flipped at most once, an exposed quad 4 of a kind never
+    flipped; a concealed or dealt group 4 minus the flipped copies (the two remaining copies of a kind flipped
+    twice are a group of their own). Empty when no way fits."""
+    out = []
+    if n == 3 and flips < 2:
+        out.append("pong")
+    if n == 4 and flips == 0:
+        out.append("exposed_kong")
+    if n == 4 - flips and n >= 2:
+        out += ["concealed_kong", "dealt_kong"]
+    return out
+
+
 EVENT_ZH = {"tian_cheng": "天成", "di_hu": "地胡", "tian_ting": "天听", "zhe_zhuang": "折庄",
             "hai_di": "海底捞月", "gang_kai": "杠开", "qiong_hen": "穷狠"}
 

@@ -226,3 +226,21 @@ def test_a_hand_that_cannot_be_scored_says_on_the_page_what_the_cli_says(app_env
     at = _new()
     _upload(at, "hand.jpg", (SAMPLES / "hand_6.jpg").read_bytes())
     assert [m.value for m in at.error] == [say(e.value, "zh")]
+
+
+def test_a_declared_group_of_a_flipped_kind_can_be_said_concealed_or_dealt(app_env):
+    """hand_4: bh is flipped once and bh×3 lies declared, which R4 lets be a pong or the flipped kind's concealed or
+    dealt group; the page offers exactly those (a pong first, worth least) and scores the one chosen."""
+    from scoring.hand import declared_hows
+
+    at = _new()
+    _upload(at, "hand.jpg", (SAMPLES / "hand_4.jpg").read_bytes())
+    pong_total = _total(at)
+    hows = {s.key.rsplit("_", 1)[1]: s for s in at.selectbox if s.key and s.key.startswith("how_")}
+    assert sorted(hows) == ["5t", "7w", "8b", "bh"]
+    assert hows["bh"].options == ["碰 pong", "暗杠(后摸) concealed_kong", "起手龙 dealt_kong"]
+    assert hows["7w"].options == ["碰 pong"] and len(hows["8b"].options) == len(declared_hows(4, 0)) == 3
+    hows["bh"].set_value("dealt_kong")
+    at.run()
+    assert not at.exception
+    assert _total(at) > pong_total

@@ -109,3 +109,21 @@ def test_non_win_reports_rounded_group_points():
     hand = build_hand(concealed="hh hh hh 1t 5b", jiang="2t 3w", declared=[("555b", "pong")])
     res = score_hand(hand)
     assert (res.is_win, res.hand_type, res.group_points, res.total) == (False, None, 10, 10)
+
+
+def test_the_ways_a_declared_group_can_be_made_follow_the_flips_and_come_cheapest_first():
+    """R4 and build_hand's sizes: a pong is 3 cards of a kind flipped at most once, an exposed quad 4 of a kind never
+    flipped, a concealed or dealt group 4 minus the flips; the first is the one worth least (what a photo reads by
+    default, R9), and every way given is one build_hand takes."""
+    from scoring.hand import declared_hows
+
+    assert declared_hows(4, 0) == ["exposed_kong", "concealed_kong", "dealt_kong"]
+    assert declared_hows(3, 0) == ["pong"]
+    assert declared_hows(3, 1) == ["pong", "concealed_kong", "dealt_kong"]
+    assert declared_hows(2, 2) == ["concealed_kong", "dealt_kong"]
+    assert declared_hows(3, 2) == declared_hows(4, 1) == declared_hows(2, 1) == declared_hows(2, 0) == []
+    for n, jiang in ((4, "2t 3w"), (3, "4b 3w"), (2, "4b 4b")):
+        code = "4b" if "4b" in jiang else "7b"
+        worth = [score_hand(build_hand(concealed="", jiang=jiang, declared=[([code] * n, how)], ruleset="nantong-double"))
+                 .group_points for how in declared_hows(n, jiang.split().count(code))]
+        assert worth == sorted(set(worth))  # each way worth more than the one before

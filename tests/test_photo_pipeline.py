@@ -724,7 +724,7 @@ def test_the_pages_chinese_says_every_message_of_photo_to_hu(hand_scenes):
     root = Path(__file__).parents[1]
     src = "".join((root / f).read_text() for f in ("vision/pipeline.py", "vision/imageio.py", "scoring/hand.py", "scoring/cards.py"))
     keys = set(re.findall(r'Msg\(\s*"(\w+)"', src)) | set(re.findall(r'"(jiang_missing\w*)"', src))
-    keys |= {"meld_pong", "meld_exposed_kong"}  # Msg(f"meld_{how}", …)
+    keys |= {"meld_pong", "meld_exposed_kong", "meld_concealed_kong"}  # Msg(f"meld_{how}", …)
     assert len(keys) >= 40 and all(f"msg.{k}" in _table("zh") for k in keys)
 
     said: dict[str, Msg] = {}
@@ -840,3 +840,30 @@ def test_pair_distances_are_the_edge_distances_of_those_pairs():
     a = np.array([[0, 0], [40, 0], [40, 187], [0, 187]], np.float64)
     assert np.isclose(edge_distances(np.stack([a, a + [50, 0]]))[0, 1], 10.0)
     assert np.isclose(edge_distances(np.stack([a, a + [40, 50]]))[0, 1], 0.0)
+
+
+def _twice_flipped_hand() -> Recognition:
+    """val_hands4 000214's cards: 15 concealed in a row, a pong 1b×3 and a quad 2t×4 declared, 4b 4b flipped as the 将
+    and the two other 4b laid apart as the group the two remaining copies make (R4)."""
+    hand = "1t 1t 1t 3w 4w 5w 5b 5b 5b 5b 8w 8w 8w qz qz".split()
+    cards = [_card(c, 100 + k * 1.1 * W, 100) for k, c in enumerate(hand)]
+    for g, (code, n) in enumerate((("1b", 3), ("2t", 4), ("4b", 2), ("4b", 2))):
+        cards += [_card(code, 100 + g * 6 * W + k * 1.1 * W, 100 + 2 * H) for k in range(n)]
+    return Recognition(2000, 1200, cards)
+
+
+def test_the_two_remaining_copies_of_a_kind_flipped_twice_laid_apart_are_a_declared_group():
+    """R4: with 4b flipped twice, the other two 4b lying apart are a group laid on the table, not cards of the hand:
+    read by default as 暗杠 (后摸, the way worth least, to confirm), and as 起手龙 when the context says so, as
+    `--context` with the photo's hand file does (val_hands4 000214: 110 instead of 130 before, the two scored in the
+    hand where the context's way of the group could not reach them)."""
+    rec = _twice_flipped_hand()
+    plain = score_recognition(rec, PhotoContext(win="8w", self_drawn=True))
+    assert sorted(rec.cards[i].code for i in plain.layout.jiang) == ["4b", "4b"]
+    assert sorted(sorted(rec.cards[i].code for i in m) for m in plain.layout.melds) == [["1b"] * 3, ["2t"] * 4, ["4b"] * 2]
+    assert {"cards": ["4b", "4b"], "how": "concealed_kong"} in plain.hand["declared"]
+    assert [d.values for d in plain.defaults if d.key == "meld_concealed_kong"] == [{"code": "4b", "n": 2}]
+    assert plain.result.is_win and plain.result.total == 110
+    dealt = score_recognition(rec, PhotoContext(win="8w", self_drawn=True, declared_how={"4b": "dealt_kong", "1b": "pong",
+                                                                                          "2t": "exposed_kong"}))
+    assert {"cards": ["4b", "4b"], "how": "dealt_kong"} in dealt.hand["declared"] and dealt.result.total == 130

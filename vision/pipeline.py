@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from scoring import HandError
+from scoring.hand import declared_hows
 from scoring.messages import Msg, message
 from scoring.repair import Candidate, Change, RepairResult, repair
 from scoring.rulesets import get_ruleset
@@ -518,6 +519,7 @@ def score_layout(rec: Recognition, lay: TableLayout, ctx: PhotoContext, code_cha
         raise PhotoError(Msg(key, f"Saw {len(cards)} cards{seen}, but the {rs.n_jiang} flipped 将 card{'s' if rs.n_jiang > 1 else ''} "
                              "must lie apart from the hand or be named (--jiang, or 翻将 on the page).",
                              n=len(cards), k=len(photo_jiang) or len(apart), codes=apart, need=rs.n_jiang))
+    lay = declared_twos(lay, cards, jiang)
     declared = []
     for g in lay.melds:
         code = cards[g[0]].code
@@ -525,10 +527,10 @@ def score_layout(rec: Recognition, lay: TableLayout, ctx: PhotoContext, code_cha
             codes = [cards[i].code for i in g]
             raise PhotoError(Msg("group_not_equal", f"A group on the table must be equal cards, but holds {' '.join(codes)}.",
                                  codes=codes))
-        how = ctx.declared_how.get(code) or ("pong" if len(g) == 3 else "exposed_kong")
+        # a size no way fits (too many copies with the flips) keeps a pong's or quad's, for build_hand to say what is wrong
+        how = ctx.declared_how.get(code) or (declared_hows(len(g), jiang.count(code)) or ["pong" if len(g) == 3 else "exposed_kong"])[0]
         if code not in ctx.declared_how:
-            read = "碰 pong" if how == "pong" else "明杠 exposed quad"
-            defaults.append(Msg(f"meld_{how}", f"{code}×{len(g)} on the table read as {read}", code=code, n=len(g)))
+            defaults.append(Msg(f"meld_{how}", f"{code}×{len(g)} on the table read as {READ_AS[how]}", code=code, n=len(g)))
         declared.append(([cards[i].code for i in g], how))
     hand_idx = lay.hand
     if len(hand_idx) + sum(len(g) for g in lay.melds) < MIN_CARDS:
@@ -579,6 +581,26 @@ def score_layout(rec: Recognition, lay: TableLayout, ctx: PhotoContext, code_cha
     tm = dict(rec.timings_ms)
     tm["score"] = round((time.perf_counter() - t) * 1000, 1)
     return PhotoScore(rec, lay, rr, rr.result, hand, defaults, warnings, tm)
+
+
+READ_AS = {"pong": "碰 pong", "exposed_kong": "明杠 exposed quad",
+           "concealed_kong": "暗杠 concealed group (后摸, collected after the deal)"}
+
+
+def declared_twos(lay: TableLayout, cards: list[Card], jiang: list[str]) -> TableLayout:
+    """R4: the two remaining copies of a kind flipped twice as 将 are a group of their own, which may be laid on the
+    table. Two such cards lying apart from the hand (a cluster of their own, not the 将), scored as part of the hand
+    (layout.split_table sets 1–2 cards apart aside for the 将 only), are taken as that group declared: then they cannot
+    be the hand's eyes, and the context's ``how`` of the group applies (val_hands4 000214: 4b×2 起手龙 beside the 4b 4b
+    flipped, scored as 后摸 in the hand before, 110 instead of 130 with the photo's hand file)."""
+    twice = {c for c in jiang if jiang.count(c) == 2}
+    hand = set(lay.hand)
+    twos = [list(g) for g in lay.apart if len(g) == 2 and set(g) <= hand and len({cards[i].code for i in g}) == 1
+            and cards[g[0]].code in twice and sum(cards[i].code == cards[g[0]].code for i in hand) == 2]
+    if not twos:
+        return lay
+    laid = {i for g in twos for i in g}
+    return replace(lay, hand=[i for i in lay.hand if i not in laid], melds=[*lay.melds, *twos])
 
 
 def _hand_kwargs(conc: Counter, ctx: PhotoContext, jiang: list[str], declared: list[tuple[list[str], str]]) -> dict[str, Any]:
