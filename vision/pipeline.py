@@ -116,8 +116,9 @@ def _rank(ps: PhotoScore, ctx: PhotoContext) -> tuple[int, int, int, float]:
 def score_recognition(rec: Recognition, ctx: PhotoContext, repair_on: bool = True) -> PhotoScore:
     """Score the photo's cards as they lie (score_as_seen). When that is not a clean win and repairs are on,
     the fewest changes that make one are tried (_recount: boxes the detector left out added, doubtful boxes
-    left out); reported as repairs (from/to ``none``), and a card left out stays on the photo marked ×. A
-    legal win then gets a ``check:`` warning for each other total one change away (_other_readings)."""
+    left out); reported as repairs (from/to ``none``), and a card left out stays on the photo marked ×. In a legal
+    win, equal cards lying a little apart from the hand may be a declared group (_group_apart), repairs on or off;
+    with repairs on, it then gets a ``check:`` warning for each other total one change away (_other_readings)."""
     error: PhotoError | None = None
     try:
         ps: PhotoScore | None = score_as_seen(rec, ctx, CODE_CHANGES if repair_on else 0)
@@ -129,11 +130,14 @@ def score_recognition(rec: Recognition, ctx: PhotoContext, repair_on: bool = Tru
             ps = better
     if ps is None:
         raise error  # type: ignore[misc]
-    if repair_on and ps.result is not None and ps.result.is_win:
-        groups = _groups_in_hand(ps, ctx)
-        apart = _group_apart(ps, groups)
-        if apart is not None:
-            ps, groups = apart, None  # other groups of the new reading are looked for again
+    if ps.result is None or not ps.result.is_win:
+        return ps
+    # how the cards lie is read the same with repairs off: a group laid a little apart is no card read otherwise
+    groups = _groups_in_hand(ps, ctx)
+    apart = _group_apart(ps, groups)
+    if apart is not None:
+        ps, groups = apart, None  # other groups of the new reading are looked for again
+    if repair_on:
         after_repairs = sum(w.startswith(RECOUNT) for w in ps.warnings)
         ps.warnings[after_repairs:after_repairs] = _other_readings(ps, rec, ctx, groups)
     return ps
