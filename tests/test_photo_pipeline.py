@@ -869,3 +869,15 @@ def test_the_two_remaining_copies_of_a_kind_flipped_twice_laid_apart_are_a_decla
     dealt = score_recognition(rec, PhotoContext(win="8w", self_drawn=True, declared_how={"4b": "dealt_kong", "1b": "pong",
                                                                                           "2t": "exposed_kong"}))
     assert {"cards": ["4b", "4b"], "how": "dealt_kong"} in dealt.hand["declared"] and dealt.result.total == 130
+
+
+def test_the_given_jiang_lying_apart_beside_other_small_clusters_are_the_jiang_not_objects():
+    """With the 将 given (--jiang, --context) and more cards apart than the 将 (the 4b 4b flipped and the two other
+    4b laid down), the pair set apart that is the given 将 is read as the 将: before, the readings of the small
+    clusters with a 将 given had none, so the flipped pair was left out as an object (val_hands3 train 000382 and
+    val_hands4 train 000046 gave no win or a wrong total so)."""
+    ps = score_recognition(_twice_flipped_hand(), PhotoContext(jiang=["4b", "4b"], win="8w", self_drawn=True,
+                                                               declared_how={"4b": "dealt_kong"}))
+    assert ps.layout.ignored == [] and not [w for w in ps.warnings if w.key == "apart_left_out"]
+    assert sorted(ps.recognition.cards[i].code for i in ps.layout.jiang) == ["4b", "4b"]
+    assert ps.result.total == 130

@@ -459,7 +459,9 @@ def score_as_seen(rec: Recognition, ctx: PhotoContext, code_changes: int = CODE_
         return first  # a clean win (or a clean non-win when none was claimed): nothing else to try
     # another reading is taken only when it is a legal win; otherwise the cards as they lie are reported
     best = first
-    for alt in apart_readings(lay, 0 if ctx.jiang else rs.n_jiang):
+    for alt in apart_readings(lay, rs.n_jiang):
+        if ctx.jiang and alt.jiang and sorted(rec.cards[i].code for i in alt.jiang) != sorted(ctx.jiang):
+            continue  # cards set apart as the 将 are the 将 given (otherwise the reading of them as part of the hand)
         try:
             ps = score_layout(rec, alt, ctx, code_changes, min_p)
         except PhotoError:
