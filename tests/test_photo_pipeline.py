@@ -552,15 +552,17 @@ def test_edge_distances_and_crossing_cards_cluster():
 
 
 def test_annotated_photos_font_draws_every_mark_of_a_card_label():
-    """The marks card_tags puts before a name (+ added, × left out, 将, 碰, ? unsure) and every card name are in
-    the font the annotated photos are drawn with (a mark it lacks is drawn as nothing)."""
+    """The marks card_tags puts before a name (+ added, × left out, 将, how a declared group was made, ? unsure) and
+    every card name are in the font the annotated photos are drawn with (a mark it lacks is drawn as nothing)."""
     from fontTools.ttLib import TTFont
 
     from scoring.cards import NAMES_ZH
     from vision.fonts import UI_FONT, font_path
 
     cmap = TTFont(str(font_path(UI_FONT))).getBestCmap()
-    marks = "+×将碰?" + "".join(NAMES_ZH.values())
+    from vision.pipeline import MELD_TAG
+
+    marks = "+×将?" + "".join(MELD_TAG.values()) + "".join(NAMES_ZH.values())
     assert [ch for ch in marks if ord(ch) not in cmap] == []
 
 
@@ -869,6 +871,10 @@ def test_the_two_remaining_copies_of_a_kind_flipped_twice_laid_apart_are_a_decla
     dealt = score_recognition(rec, PhotoContext(win="8w", self_drawn=True, declared_how={"4b": "dealt_kong", "1b": "pong",
                                                                                           "2t": "exposed_kong"}))
     assert {"cards": ["4b", "4b"], "how": "dealt_kong"} in dealt.hand["declared"] and dealt.result.total == 130
+    # the annotated photo tags each declared group with how it was scored
+    tags = {t for t, g in zip(*dealt.card_tags(), strict=True) if g >= 2}
+    assert tags == {"碰一丙", "明杠二条", "起手四丙"}
+    assert {t for t, g in zip(*plain.card_tags(), strict=True) if g >= 2} == {"碰一丙", "明杠二条", "暗杠四丙"}
 
 
 def test_the_given_jiang_lying_apart_beside_other_small_clusters_are_the_jiang_not_objects():

@@ -65,6 +65,9 @@ class PhotoContext:
         )
 
 
+MELD_TAG = {"pong": "碰", "exposed_kong": "明杠", "concealed_kong": "暗杠", "dealt_kong": "起手"}  # on annotated photos
+
+
 @dataclass
 class PhotoScore:
     recognition: Recognition
@@ -91,16 +94,18 @@ class PhotoScore:
     def role(self, i: int) -> str:
         return self.layout.role(i)
 
-
     def card_tags(self) -> tuple[list[str], list[int]]:
-        """Per card a label (+ a box the detector had left out, added by a repair; 将 / 碰 / × not a card; then the
-        Chinese name, ? when unsure) and a colour group (0 hand, 1 将, 2… each declared group, 9 left out), for
-        annotated photos."""
+        """Per card a label (+ a box the detector had left out, added by a repair; 将, × not a card, or how its
+        declared group was made as scored: 碰 明杠 暗杠 起手; then the Chinese name, ? when unsure) and a colour group
+        (0 hand, 1 将, 2… each declared group, 9 left out), for annotated photos."""
         labels, groups = [], []
         added = {ch.index for ch in self.repair.changes if ch.old == NOT_A_CARD}
+        hows = [d["how"] for d in self.hand.get("declared", [])]  # in the order of the layout's melds
         for i, c in enumerate(self.recognition.cards):
             role = self.role(i)
-            tag = {"jiang": "将", "ignored": "×"}.get(role, "碰" if role.startswith("meld") else "")
+            meld = int(role.split(":")[1]) if role.startswith("meld") else None
+            tag = {"jiang": "将", "ignored": "×"}.get(role, "") if meld is None else \
+                MELD_TAG[hows[meld] if meld < len(hows) else "pong"]
             labels.append(("+" if i in added else "") + tag + c.label)
             groups.append(2 + int(role.split(":")[1]) if role.startswith("meld") else {"hand": 0, "jiang": 1, "ignored": 9}[role])
         return labels, groups
