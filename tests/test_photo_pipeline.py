@@ -846,13 +846,18 @@ def test_pair_distances_are_the_edge_distances_of_those_pairs():
     assert np.isclose(edge_distances(np.stack([a, a + [40, 50]]))[0, 1], 0.0)
 
 
-def _twice_flipped_hand() -> Recognition:
+def _twice_flipped_hand(beside: bool = False) -> Recognition:
     """val_hands4 000214's cards: 15 concealed in a row, a pong 1b×3 and a quad 2t×4 declared, 4b 4b flipped as the 将
-    and the two other 4b laid apart as the group the two remaining copies make (R4)."""
+    and the two other 4b laid apart as the group the two remaining copies make (R4); ``beside``: those two laid close
+    beside the quad, one cluster with it (distil_hands 000104's 9w×2 beside a pong)."""
     hand = "1t 1t 1t 3w 4w 5w 5b 5b 5b 5b 8w 8w 8w qz qz".split()
     cards = [_card(c, 100 + k * 1.1 * W, 100) for k, c in enumerate(hand)]
-    for g, (code, n) in enumerate((("1b", 3), ("2t", 4), ("4b", 2), ("4b", 2))):
-        cards += [_card(code, 100 + g * 6 * W + k * 1.1 * W, 100 + 2 * H) for k in range(n)]
+    x = 100.0
+    for code, n in (("1b", 3), ("2t", 4), ("4b", 2), ("4b", 2)):
+        if beside and code == "4b" and n == 2 and cards[-1].code == "2t":
+            x -= 6 * W - 4.4 * W  # right after the quad's last card, as close as its cards lie
+        cards += [_card(code, x + k * 1.1 * W, 100 + 2 * H) for k in range(n)]
+        x += 6 * W
     return Recognition(2000, 1200, cards)
 
 
@@ -871,6 +876,12 @@ def test_the_two_remaining_copies_of_a_kind_flipped_twice_laid_apart_are_a_decla
     dealt = score_recognition(rec, PhotoContext(win="8w", self_drawn=True, declared_how={"4b": "dealt_kong", "1b": "pong",
                                                                                           "2t": "exposed_kong"}))
     assert {"cards": ["4b", "4b"], "how": "dealt_kong"} in dealt.hand["declared"] and dealt.result.total == 130
+    # laid close beside the quad (one cluster, runs 2t×4 and 4b×2), the two are that group all the same
+    close = _twice_flipped_hand(beside=True)
+    assert any(len(g) == 6 for g in score_recognition(close, PhotoContext()).layout.clusters)
+    ps = score_recognition(close, PhotoContext(win="8w", self_drawn=True, declared_how={"4b": "dealt_kong"}))
+    assert sorted(sorted(close.cards[i].code for i in m) for m in ps.layout.melds) == [["1b"] * 3, ["2t"] * 4, ["4b"] * 2]
+    assert ps.result.total == 130
     # the annotated photo tags each declared group with how it was scored
     tags = {t for t, g in zip(*dealt.card_tags(), strict=True) if g >= 2}
     assert tags == {"碰一丙", "明杠二条", "起手四丙"}

@@ -95,7 +95,7 @@ def clusters(cards: list[Card], gap: float = 0.45) -> list[list[int]]:
     return sorted(groups.values(), key=lambda g: (-len(g), min(g)))
 
 
-def _equal_runs(cards: list[Card], g: list[int]) -> list[list[int]]:
+def equal_runs(cards: list[Card], g: list[int]) -> list[list[int]]:
     """The cluster's cards along its main axis, cut into runs of equal codes."""
     ctr = np.array([np.mean(cards[i].quad, axis=0) for i in g])
     axis = np.linalg.svd(ctr - ctr.mean(0))[2][0] if len(g) > 1 else np.array([1.0, 0.0])
@@ -117,7 +117,7 @@ def evenly_laid(cards: list[Card], g: list[int]) -> bool:
     down: the centres of the cards on either side of a run's end are no further apart than EVEN_ROW card widths more
     than the median step inside the runs. Declared groups laid close together keep a gap between them
     (scene.layout_melds lays the next group 1 to 2 card widths past the last card of the one before)."""
-    runs = _equal_runs(cards, g)
+    runs = equal_runs(cards, g)
     if len(runs) < 2 or all(len(r) < 2 for r in runs):
         return False
     order = [i for r in runs for i in r]
@@ -160,7 +160,7 @@ def split_table(cards: list[Card], n_jiang: int) -> TableLayout:
     rest = []
     for g in cl:
         codes = {cards[i].code for i in g}
-        runs = _equal_runs(cards, g) if len(cl) > 1 and len(g) < len(cl[0]) and len(g) <= 12 else []
+        runs = equal_runs(cards, g) if len(cl) > 1 and len(g) < len(cl[0]) and len(g) <= 12 else []
         if len(g) in (3, 4) and len(codes) == 1 and len(cl) > 1 and len(g) < len(cl[0]):
             out.melds.append(sorted(g, key=lambda i: np.mean([p[0] for p in cards[i].quad])))
         elif runs and all(len(r) in (3, 4) for r in runs):  # groups laid close together: split by card

@@ -23,7 +23,7 @@ from scoring.rulesets import get_ruleset
 from scoring.score import ScoreResult
 
 from .geometry import quad_iou
-from .layout import TableLayout, apart_from_spacing, apart_readings, clusters, evenly_laid, split_table
+from .layout import TableLayout, apart_from_spacing, apart_readings, clusters, equal_runs, evenly_laid, split_table
 from .recognize import NOT_A_CARD, SPARE_APART, SPARES, UNSURE, Card, Recognition, recognize
 
 MIN_CARDS = 8
@@ -600,18 +600,32 @@ READ_AS = {"pong": "碰 pong", "exposed_kong": "明杠 exposed quad",
 
 def declared_twos(lay: TableLayout, cards: list[Card], jiang: list[str]) -> TableLayout:
     """R4: the two remaining copies of a kind flipped twice as 将 are a group of their own, which may be laid on the
-    table. Two such cards lying apart from the hand (a cluster of their own, not the 将), scored as part of the hand
-    (layout.split_table sets 1–2 cards apart aside for the 将 only), are taken as that group declared: then they cannot
-    be the hand's eyes, and the context's ``how`` of the group applies (val_hands4 000214: 4b×2 起手龙 beside the 4b 4b
-    flipped, scored as 后摸 in the hand before, 110 instead of 130 with the photo's hand file)."""
+    table. Two such cards lying apart from the hand, scored as part of it — a cluster of their own (layout.split_table
+    sets 1–2 cards apart aside for the 将 only), or a run of two in a cluster of groups laid close together, the others
+    runs of 3–4 equal cards (split_table splits only runs of 3–4) — are taken as that group declared, and the runs
+    beside them as the groups they are: then they cannot be the hand's eyes, and the context's ``how`` of each group
+    applies (val_hands4 000214: 4b×2 起手龙 beside the 4b 4b flipped, scored as 后摸 in the hand before, 110 instead of
+    130 with the photo's hand file)."""
     twice = {c for c in jiang if jiang.count(c) == 2}
-    hand = set(lay.hand)
-    twos = [list(g) for g in lay.apart if len(g) == 2 and set(g) <= hand and len({cards[i].code for i in g}) == 1
-            and cards[g[0]].code in twice and sum(cards[i].code == cards[g[0]].code for i in hand) == 2]
-    if not twos:
+    if not twice or len(lay.clusters) < 2:
         return lay
-    laid = {i for g in twos for i in g}
-    return replace(lay, hand=[i for i in lay.hand if i not in laid], melds=[*lay.melds, *twos])
+    hand = set(lay.hand)
+
+    def two(run: list[int]) -> bool:
+        code = cards[run[0]].code
+        return len(run) == 2 and code in twice and sum(cards[i].code == code for i in hand) == 2
+
+    laid = []
+    for g in lay.clusters:
+        if len(g) >= len(lay.clusters[0]) or not set(g) <= hand:
+            continue  # the hand itself, or not scored in it
+        runs = equal_runs(cards, g)
+        if any(two(r) for r in runs) and all(two(r) or len(r) in (3, 4) for r in runs):
+            laid += runs
+    if not laid:
+        return lay
+    gone = {i for r in laid for i in r}
+    return replace(lay, hand=[i for i in lay.hand if i not in gone], melds=[*lay.melds, *laid])
 
 
 def _hand_kwargs(conc: Counter, ctx: PhotoContext, jiang: list[str], declared: list[tuple[list[str], str]]) -> dict[str, Any]:
