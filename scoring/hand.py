@@ -138,7 +138,8 @@ def build_hand(
             why = ""
             if how in ("concealed_kong", "dealt_kong") and flips[k]:
                 why = f" ({code} was flipped {flips[k]} time{'s' if flips[k] > 1 else ''})"
-            raise HandError(Msg("group_size", f"A {how} of {code} has {need} cards{why}, but {len(cl)} were given.",
+            article = "An" if how[0] in "aeiou" else "A"
+            raise HandError(Msg("group_size", f"{article} {how} of {code} has {need} cards{why}, but {len(cl)} were given.",
                                 how=how, code=code, need=need, n=len(cl)))
         if how == "pong" and flips[k] >= 2:
             raise HandError(Msg("pong_flipped_twice", f"{code} was flipped twice, so only 2 remain: it cannot be a pong.", code=code))

@@ -13,6 +13,7 @@ from scoring import HandError, build_hand, hand_from_dict, parse_cards
     (dict(concealed="1t", jiang="2t 3w", declared=[("555b 6b", "pong")]), "not made of equal cards"),
     (dict(concealed="1t", jiang="2t 3w", declared=[("55b", "pong")]), "pong of 5b has 3 cards"),
     (dict(concealed="1t", jiang="2t 3w", declared=[("555b", "bogus")]), "one of pong"),
+    (dict(concealed="1t", jiang="2t 3w", declared=[("666w", "exposed_kong")]), "An exposed_kong of 6w has 4 cards, but 3"),
     (dict(concealed="1t", jiang="2t"), "flips 2"),
     (dict(concealed="1t", jiang="2t 3w", ruleset="nope"), "Unknown ruleset"),
     (dict(concealed="1t 9b", jiang="2t 3w", win="8b"), "winning card 8b is not among"),
