@@ -35,6 +35,8 @@ def _value(key: str, v: Any, lang: str) -> Any:
         return say(v, lang)
     if key == "how" and lang == "zh":
         return HOW_ZH.get(v, v)
+    if key == "hows" and lang == "zh":  # the ways a group can have been made
+        return "或".join(HOW_ZH.get(h, h) for h in v)
     if key in CODE_KEYS:
         return name(v)
     if key in CODES_KEYS:

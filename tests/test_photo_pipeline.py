@@ -898,3 +898,19 @@ def test_the_given_jiang_lying_apart_beside_other_small_clusters_are_the_jiang_n
     assert ps.layout.ignored == [] and not [w for w in ps.warnings if w.key == "apart_left_out"]
     assert sorted(ps.recognition.cards[i].code for i in ps.layout.jiang) == ["4b", "4b"]
     assert ps.result.total == 130
+
+
+def test_a_context_way_that_does_not_fit_the_group_seen_says_so_in_one_sentence():
+    """--context says a group was a concealed quad, but the photo shows 3 of its cards together (val_hands3 000444: a qz
+    hidden): the message names the context's way, the cards seen and the ways they can be, in English and Chinese."""
+    from app.i18n import say
+
+    rec = _twice_flipped_hand()
+    del rec.cards[21]  # the last 2t of the quad gone
+    with pytest.raises(PhotoError) as e:
+        score_recognition(rec, PhotoContext(jiang=["4b", "4b"], win="8w", self_drawn=True,
+                                            declared_how={"2t": "concealed_kong"}), repair_on=False)
+    msg = e.value.args[0]
+    assert msg.key == "meld_size_context" and "2t was declared as concealed_kong, but 3 2t lie together" in msg
+    assert "pong" in msg and "\n" not in msg
+    assert say(msg, "zh").startswith("所给的牌局说二条是暗杠(后摸)，但桌上这一组只有 3 张二条，只能是碰")

@@ -538,8 +538,14 @@ def score_layout(rec: Recognition, lay: TableLayout, ctx: PhotoContext, code_cha
             codes = [cards[i].code for i in g]
             raise PhotoError(Msg("group_not_equal", f"A group on the table must be equal cards, but holds {' '.join(codes)}.",
                                  codes=codes))
+        hows = declared_hows(len(g), jiang.count(code))
+        said = ctx.declared_how.get(code)
+        if said and hows and said not in hows:
+            raise PhotoError(Msg("meld_size_context", f"The context says {code} was declared as {said}, but {len(g)} {code} lie "
+                                 f"together on the table, which can only be {' or '.join(hows)}: a card of the group may be "
+                                 "hidden or missed.", code=code, how=said, n=len(g), hows=hows))
         # a size no way fits (too many copies with the flips) keeps a pong's or quad's, for build_hand to say what is wrong
-        how = ctx.declared_how.get(code) or (declared_hows(len(g), jiang.count(code)) or ["pong" if len(g) == 3 else "exposed_kong"])[0]
+        how = said or (hows or ["pong" if len(g) == 3 else "exposed_kong"])[0]
         if code not in ctx.declared_how:
             defaults.append(Msg(f"meld_{how}", f"{code}×{len(g)} on the table read as {READ_AS[how]}", code=code, n=len(g)))
         declared.append(([cards[i].code for i in g], how))
