@@ -914,3 +914,24 @@ def test_a_context_way_that_does_not_fit_the_group_seen_says_so_in_one_sentence(
     assert msg.key == "meld_size_context" and "2t was declared as concealed_kong, but 3 2t lie together" in msg
     assert "pong" in msg and "\n" not in msg
     assert say(msg, "zh").startswith("所给的牌局说二条是暗杠(后摸)，但桌上这一组只有 3 张二条，只能是碰")
+
+
+def test_two_declared_quads_laid_touching_as_many_cards_as_the_hand_are_read_as_groups():
+    """val_hands3 000531 from its true cards: 8t×4 and 8b×4 declared and laid touching make a cluster of 8 cards, as
+    many as the concealed hand, so the layout scored them in the hand as concealed quads (60 instead of 50). Read as
+    the groups they are (R9: the reading worth less), with a check: warning giving the total as part of the hand."""
+    def row(codes, y, step=1.1):
+        return [_card(c, 100 + k * step * W, y) for k, c in enumerate(codes)]
+
+    cards = row("3w 4w 5w 4b 4b 4b 5b 5b".split(), 100) + row(["8t"] * 4 + ["8b"] * 4, 100 + 2 * H)
+    cards += row("3b 3b 3b".split(), 100 + 4 * H) + [_card(c, 900 + k * 1.1 * W, 100 + 4 * H) for k, c in enumerate("qz qz qz".split())]
+    cards += [_card(c, 100 + k * 1.1 * W, 100 + 6 * H) for k, c in enumerate("7t 7t 7t".split())]
+    cards += [_card("2t", 900, 100 + 6 * H), _card("6w", 900 + 1.1 * W, 100 + 6 * H)]
+    rec = Recognition(2000, 2000, cards)
+    ctx = PhotoContext(win="3w")
+    ps = score_recognition(rec, ctx)
+    groups = sorted(sorted(rec.cards[i].code for i in m) for m in ps.layout.melds)
+    assert groups == [["3b"] * 3, ["7t"] * 3, ["8b"] * 4, ["8t"] * 4, ["qz"] * 3]
+    said = [w for w in ps.warnings if w.key == "check_groups_in_hand"]
+    assert len(said) == 1 and said[0].values["codes"] == ["8t"] * 4 + ["8b"] * 4
+    assert said[0].values["total"] > ps.result.total and ps.result.is_win

@@ -148,7 +148,7 @@ def score_recognition(rec: Recognition, ctx: PhotoContext, repair_on: bool = Tru
     return ps
 
 
-def _group_apart(ps: PhotoScore, groups: list[tuple[list[int], PhotoScore]]) -> PhotoScore | None:
+def _group_apart(ps: PhotoScore, groups: list[tuple[list[list[int]], PhotoScore]]) -> PhotoScore | None:
     """The photo scored with 3–4 equal cards lying a little apart in the hand (``groups``: _groups_in_hand) as a group declared on
     the table, when that is a legal win with a lower total (the lowest of them), with a check: warning giving the total
     of the cards as part of the hand; None when there is none. Whether a group was declared is what a photo cannot
@@ -158,11 +158,19 @@ def _group_apart(ps: PhotoScore, groups: list[tuple[list[int], PhotoScore]]) -> 
     lower = [(g, other) for g, other in groups if other.result.total < ps.result.total]
     if not lower:
         return None
-    group, other = min(lower, key=lambda t: t[1].result.total)
-    code, n, total = ps.recognition.cards[group[0]].code, len(group), ps.result.total
-    other.warnings.insert(0, Msg("check_group_in_hand", f"{OTHER_READING} the {n} {code} lying a little apart from the hand "
-                                 f"are read as a group declared on the table; as part of the hand, the hand is a legal win "
-                                 f"of {total} 胡: look at them", code=code, n=n, total=total))
+    runs, other = min(lower, key=lambda t: t[1].result.total)
+    total = ps.result.total
+    if len(runs) == 1:
+        code, n = ps.recognition.cards[runs[0][0]].code, len(runs[0])
+        said = Msg("check_group_in_hand", f"{OTHER_READING} the {n} {code} lying a little apart from the hand are read as a "
+                   f"group declared on the table; as part of the hand, the hand is a legal win of {total} 胡: look at them",
+                   code=code, n=n, total=total)
+    else:
+        codes = [ps.recognition.cards[i].code for r in runs for i in r]
+        said = Msg("check_groups_in_hand", f"{OTHER_READING} the {len(codes)} cards lying as groups beside the hand "
+                   f"({' '.join(codes)}) are read as groups declared on the table; as part of the hand, the hand is a legal "
+                   f"win of {total} 胡: look at them", n=len(codes), codes=codes, total=total)
+    other.warnings.insert(0, said)
     return other
 
 
@@ -194,12 +202,16 @@ def _other_readings(ps: PhotoScore, rec: Recognition, ctx: PhotoContext,
                             f"card the hand is also a legal win, {total} 胡: look at that card", **v) if m.card is not None else
                         Msg("check_without", f"{OTHER_READING} without the card read as {c.code} ({v['p']}, detector {v['det']}) "
                             f"the hand is also a legal win, {total} 胡: look at that card", **v))
-    for g, other in _groups_in_hand(ps, ctx) if groups is None else groups:
+    for runs, other in _groups_in_hand(ps, ctx) if groups is None else groups:
         total = other.result.total
         if total not in named and total not in found:
-            code, n = ps.recognition.cards[g[0]].code, len(g)
-            found[total] = Msg("check_group", f"{OTHER_READING} if the {n} {code} lying close to the hand are a group declared "
-                               f"on the table, the hand is also a legal win, {total} 胡: look at them", code=code, n=n, total=total)
+            codes = [ps.recognition.cards[i].code for r in runs for i in r]
+            found[total] = (Msg("check_group", f"{OTHER_READING} if the {len(codes)} {codes[0]} lying close to the hand are a "
+                                f"group declared on the table, the hand is also a legal win, {total} 胡: look at them",
+                                code=codes[0], n=len(codes), total=total) if len(runs) == 1 else
+                            Msg("check_groups", f"{OTHER_READING} if the {len(codes)} cards lying as groups beside the hand "
+                                f"({' '.join(codes)}) are groups declared on the table, the hand is also a legal win, {total} 胡: "
+                                "look at them", n=len(codes), codes=codes, total=total))
     for row, other in _rows_of_groups(ps, ctx):
         total = other.result.total
         if total not in named and total not in found:
@@ -213,14 +225,19 @@ def _other_readings(ps: PhotoScore, rec: Recognition, ctx: PhotoContext,
 GROUP_GAP = 0.35  # 3–4 equal cards of the hand this many card widths from the rest may be a declared group laid close
 
 
-def _groups_in_hand(ps: PhotoScore, ctx: PhotoContext) -> list[tuple[list[int], PhotoScore]]:
+def _groups_in_hand(ps: PhotoScore, ctx: PhotoContext) -> list[tuple[list[list[int]], PhotoScore]]:
     """Clusters of 3–4 equal cards in the hand as scored lying GROUP_GAP card widths or more from its other cards,
     and further than those lie from each other (layout.apart_from_spacing: not the end of a row laid with spaces),
     each with the photo scored with it as a group declared on the table, when that is a legal win (layout.clusters
     joins cards closer than 0.45 widths: a group laid that close to the hand is read as part of it). On the 1,000
     val photos (val_hands3, val_hands4) this warns of the one wrong total on a legal win it explains (val_hands3
     000515) and of no right one; at 0.25 widths of one right one more. A reading of lower total is scored instead
-    (_group_apart): 000515 and val_hands4 000076 (a declared quad 5b×4 laid close to the hand) are then right."""
+    (_group_apart): 000515 and val_hands4 000076 (a declared quad 5b×4 laid close to the hand) are then right.
+
+    Also a cluster of the layout all runs of 3–4 equal cards that was scored in the hand for being as large as the
+    hand's own cluster (layout.split_table), each run a group (val_hands3 000531: the quads 8t×4 and 8b×4 laid touching,
+    8 cards like the hand, scored as concealed quads: 60 instead of 50 from the true cards). A row of a hand laid in two
+    rows can be such runs too; as groups it is then seldom a legal win. Each candidate: its runs and the reading."""
     hand = ps.layout.hand
     cards = [ps.recognition.cards[i] for i in hand]
     out = []
@@ -229,7 +246,19 @@ def _groups_in_hand(ps: PhotoScore, ctx: PhotoContext) -> list[tuple[list[int], 
             group = [hand[k] for k in g]
             other = _win_laid(ps, ctx, [i for i in hand if i not in group], [*ps.layout.melds, group])
             if other is not None:
-                out.append((group, other))
+                out.append(([group], other))
+    inside = set(hand)
+    cl = [g for g in ps.layout.clusters if set(g) <= inside]
+    for g in cl:
+        runs = equal_runs(ps.recognition.cards, g)
+        if len(g) > 12 or len(runs) < 2 or not all(len(r) in (3, 4) for r in runs):
+            continue
+        # only as large as a cluster of the hand that is not all runs (a smaller one split_table reads as groups already)
+        if any(h is not g and len(h) == len(g) and not all(len(r) in (3, 4) for r in equal_runs(ps.recognition.cards, h))
+               for h in cl) and len(g) == len(ps.layout.clusters[0]):
+            other = _win_laid(ps, ctx, [i for i in hand if i not in set(g)], [*ps.layout.melds, *runs])
+            if other is not None:
+                out.append((runs, other))
     return out
 
 
@@ -284,7 +313,7 @@ def _doubtful(rec: Recognition, conf: float) -> list[int]:
 RECOUNT = "repaired (cards more or less):"  # how those repairs are reported
 # the keys of the messages about cards added or left out and other readings (the page shows them once scored)
 RECOUNT_KEYS = ("recount_added", "recount_left_out", "check_with", "check_without", "check_group", "check_row",
-               "check_group_in_hand")
+               "check_group_in_hand", "check_groups", "check_groups_in_hand")
 TWICE = 0.2  # two boxes read the same overlapping by this quad IoU may be one card boxed twice
 
 
