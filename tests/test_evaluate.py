@@ -230,3 +230,21 @@ def test_the_wrong_cards_are_told_apart_misread_missed_and_extra():
     assert tally.report()["errors"] == e and "2 misread" in format_errors(e)
     tally.add(gt, cards)  # no spares given: the missed card was offered none
     assert tally.rows[1]["missed"][0]["spare"] is None
+
+
+def test_eval_hands_truth_scores_the_true_cards_with_no_model(tmp_path, capsys, monkeypatch):
+    """--truth: each photo scored from its own ground-truth cards, no network at all (the arrangement and the scoring
+    alone); it takes no model, thresholds or kept recognitions, and is for --hands only."""
+    import vision.evaluate as ev
+
+    d = _render(tmp_path / "hands", "hands", 4, (1280, 960))
+    monkeypatch.setattr(ev, "recognize", lambda *a, **k: (_ for _ in ()).throw(AssertionError("a network ran")))
+    assert main(["eval", str(d), "--hands", "--truth", "--json", str(tmp_path / "t.json")]) == 0
+    r = json.loads((tmp_path / "t.json").read_text())
+    assert r["recognitions"].startswith("ground truth") and "from the true cards" in capsys.readouterr().out
+    assert r["cards"]["precision"] == r["cards"]["recall"] == r["cards"]["classification_accuracy"] == 1.0
+    assert r["exact_with_repair"] == r["exact_without_repair"] == 1.0  # these four hands' layouts are read right
+    for bad in (["--model", "models/x"], ["--set", "conf=0.5"], ["--recognitions", str(tmp_path / "r.json")]):
+        assert main(["eval", str(d), "--hands", "--truth", *bad]) == 2
+        assert "--truth" in capsys.readouterr().err
+    assert main(["eval", str(d), "--truth"]) == 2

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from .geometry import box_error, quad_iou
-from .recognize import SETTINGS, ModelInfo, changed_settings, model_info, recognize
+from .recognize import SETTINGS, Card, ModelInfo, Recognition, changed_settings, model_info, recognize
 from .synth import MIN_LABEL_VISIBLE as MIN_VISIBLE  # less visible ground-truth cards are not labelled
 
 
@@ -278,16 +278,24 @@ def load_recognitions(path: str | Path, model: str, settings: dict[str, float]) 
         raise RecognitionsError(f"{path} does not hold recognitions saved by `changpai eval --hands --recognitions` ({e}).") from None
 
 
+def truth_recognition(gt: dict[str, Any]) -> Recognition:
+    """A photo's cards as its ground truth has them (`changpai synth` gt JSON): every card on the table, hidden
+    parts and all, its code sure and its corners exact."""
+    return Recognition(gt["width"], gt["height"], [Card(c["code"], 1.0, [(c["code"], 1.0)], c["quad"], det_score=1.0)
+                                                    for c in gt["cards"]], model="ground truth")
+
+
 def evaluate_hands(root: str | Path, model: str | Path | ModelInfo | None = None, limit: int | None = None, progress: bool = True,
                    jiang_from_photo: bool = True, recognitions: str | Path | None = None,
-                   split: str | None = None) -> dict[str, Any]:
+                   split: str | None = None, truth: bool = False) -> dict[str, Any]:
     """End to end over winning-hand photos (`changpai synth --kind hands`): share of photos whose total is
     exactly right, without and with repair, and photo-to-total latency. The context a photo cannot show
     comes from each photo's hand file, as `changpai score --context` would take it.
 
     ``recognitions``: a file keeping each photo's recognition. When it exists they are read from it instead
     of recognized again (the photo → hu steps after recognition are measured in seconds; the latency is
-    then that of those steps alone); otherwise it is written."""
+    then that of those steps alone); otherwise it is written. ``truth``: each photo's true cards instead of a
+    recognition (truth_recognition): what the arrangement and the scoring alone get right."""
     from tqdm import tqdm
 
     from .pipeline import OTHER_READING, PhotoContext, PhotoError, score_recognition
@@ -297,10 +305,12 @@ def evaluate_hands(root: str | Path, model: str | Path | ModelInfo | None = None
     if not gts:
         raise FileNotFoundError(f"No winning-hand ground truth{_of_split(split)} in {root}/gt: make it "
                                 "with `changpai synth --kind hands`.")
-    info = _info(model)  # read once, not for every photo
-    changed = changed_settings(info)
+    if truth and (recognitions or model):
+        raise ValueError("The true cards take no model and no recognitions.")
+    info = None if truth else _info(model)  # read once, not for every photo
+    changed = changed_settings(info) if info else {}
     # recognitions kept under other thresholds are not these: they are kept with every threshold's value
-    model_path, settings = str(info.path.resolve()), {k: getattr(info, k) for k in SETTINGS}
+    model_path, settings = (str(info.path.resolve()), {k: getattr(info, k) for k in SETTINGS}) if info else ("", {})
     reuse = load_recognitions(recognitions, model_path, settings) if recognitions and Path(recognitions).is_file() else None
     made = {}
     tally = CardTally()  # the same recognitions, card by card
@@ -313,7 +323,9 @@ def evaluate_hands(root: str | Path, model: str | Path | ModelInfo | None = None
         if jiang_from_photo:
             ctx.jiang = None
         t = time.perf_counter()
-        if reuse is not None and gt["image"] in reuse:
+        if truth:
+            rec = truth_recognition(gt)
+        elif reuse is not None and gt["image"] in reuse:
             rec = reuse[gt["image"]]
         else:
             rec = made[gt["image"]] = recognize(root / gt["image"], info)
@@ -348,7 +360,8 @@ def evaluate_hands(root: str | Path, model: str | Path | ModelInfo | None = None
     n = len(gts)
     return ({"settings": changed} if changed else {}) | ({
         "photos": n,
-        "recognitions": "reused: latency of the steps after recognition" if reuse and not made else "made",
+        "recognitions": ("ground truth: the photos' true cards, no network" if truth else
+                         "reused: latency of the steps after recognition" if reuse and not made else "made"),
         "exact_without_repair": round(right_plain / n, 4),
         "exact_with_repair": round(right_rep / n, 4),
         "exact_without_repair_ci95": interval(right_plain, n),

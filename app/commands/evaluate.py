@@ -24,6 +24,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="end to end on winning-hand photos (synth --kind hands): share of exactly right totals")
     p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="measure the model with one of "
                    "its thresholds changed, model.json untouched (repeatable): " + ", ".join(SETTINGS) + ", e.g. recover=0.9")
+    p.add_argument("--truth", action="store_true", help="--hands: score each photo from its true cards (codes and corners "
+                   "from gt/, no network): what the arrangement and the scoring alone get right")
     p.add_argument("--recognitions", metavar="FILE", help="--hands: keep the photos' recognitions in FILE and, when it "
                    "exists, reuse them (repairs and scoring measured again in seconds; latency then excludes recognition)")
 
@@ -41,10 +43,12 @@ def run(args: argparse.Namespace) -> int:
         if args.hands:
             from vision.evaluate import evaluate_hands
 
-            r = evaluate_hands(args.dir, model, args.limit, recognitions=args.recognitions, split=args.split)
+            if args.truth and (args.model or args.set or args.recognitions):
+                raise UserError("--truth scores the photos' true cards: it takes no --model, --set or --recognitions.")
+            r = evaluate_hands(args.dir, model, args.limit, recognitions=args.recognitions, split=args.split, truth=args.truth)
         else:
-            if args.recognitions:
-                raise UserError("--recognitions is for --hands.")
+            if args.recognitions or args.truth:
+                raise UserError(f"--{'truth' if args.truth else 'recognitions'} is for --hands.")
             r = evaluate(args.dir, model, args.limit, split=args.split, repeat=args.repeat)
     except (FileNotFoundError, ModelError, RecognitionsError) as e:
         raise UserError(str(e)) from None
@@ -58,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
               f"{r['wrong_total_with_repair']} with a wrong one, {r['wrong_total_on_a_win']} of them on a legal win, "
               f"{r['wrong_total_on_a_win_unflagged']} of those with no 'check:' warning, {r['wrong_total_on_a_win_silent']} with no "
               f"repair either; {r['right_total_flagged']} right ones with one); "
-              f"{'after recognition (reused)' if r['recognitions'] != 'made' else 'photo-to-total'} "
+              f"{_steps(args, r)} "
               f"p50 {r['latency_ms']['p50']} ms, p90 {r['latency_ms']['p90']} ms")
         print(f"  95 % intervals: without repair {format_span(r['exact_without_repair_ci95'])}, with repair "
               f"{format_span(r['exact_with_repair_ci95'])}")
@@ -73,6 +77,11 @@ def run(args: argparse.Namespace) -> int:
         print(format_report(r))
     print(f"report: {out}")
     return 0
+
+
+def _steps(args: argparse.Namespace, r: dict) -> str:
+    """What a --hands report's latency covers."""
+    return "from the true cards" if args.truth else "after recognition (reused)" if r["recognitions"] != "made" else "photo-to-total"
 
 
 def _model(path: str | None, settings: list[str]):
