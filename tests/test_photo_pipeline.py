@@ -920,10 +920,12 @@ def test_two_declared_quads_laid_touching_as_many_cards_as_the_hand_are_read_as_
     """val_hands3 000531 from its true cards: 8t×4 and 8b×4 declared and laid touching make a cluster of 8 cards, as
     many as the concealed hand, so the layout scored them in the hand as concealed quads (60 instead of 50). Read as
     the groups they are (R9: the reading worth less), with a check: warning giving the total as part of the hand."""
-    def row(codes, y, step=1.1):
-        return [_card(c, 100 + k * step * W, y) for k, c in enumerate(codes)]
+    def row(codes, y, step=1.1, x=100.0):
+        return [_card(c, x + k * step * W, y) for k, c in enumerate(codes)]
 
-    cards = row("3w 4w 5w 4b 4b 4b 5b 5b".split(), 100) + row(["8t"] * 4 + ["8b"] * 4, 100 + 2 * H)
+    # each quad overlapped as a stair (half a card width apart), the second a card width past the first's last card
+    cards = row("3w 4w 5w 4b 4b 4b 5b 5b".split(), 100) + row(["8t"] * 4, 100 + 2 * H, 0.5)
+    cards += row(["8b"] * 4, 100 + 2 * H, 0.5, 100 + 2.6 * W)
     cards += row("3b 3b 3b".split(), 100 + 4 * H) + [_card(c, 900 + k * 1.1 * W, 100 + 4 * H) for k, c in enumerate("qz qz qz".split())]
     cards += [_card(c, 100 + k * 1.1 * W, 100 + 6 * H) for k, c in enumerate("7t 7t 7t".split())]
     cards += [_card("2t", 900, 100 + 6 * H), _card("6w", 900 + 1.1 * W, 100 + 6 * H)]
@@ -935,3 +937,6 @@ def test_two_declared_quads_laid_touching_as_many_cards_as_the_hand_are_read_as_
     said = [w for w in ps.warnings if w.key == "check_groups_in_hand"]
     assert len(said) == 1 and said[0].values["codes"] == ["8t"] * 4 + ["8b"] * 4
     assert said[0].values["total"] > ps.result.total and ps.result.is_win
+    # the same runs laid as evenly as the hand's own row (val_hands4 000290: a hand in two rows) stay in the hand
+    even = [c for c in cards if c.code not in ("8t", "8b")] + row(["8t"] * 4 + ["8b"] * 4, 100 + 2 * H)
+    assert not [m for m in score_recognition(Recognition(2000, 2000, even), ctx).layout.melds if len(m) == 4]

@@ -236,8 +236,8 @@ def _groups_in_hand(ps: PhotoScore, ctx: PhotoContext) -> list[tuple[list[list[i
 
     Also a cluster of the layout all runs of 3–4 equal cards that was scored in the hand for being as large as the
     hand's own cluster (layout.split_table), each run a group (val_hands3 000531: the quads 8t×4 and 8b×4 laid touching,
-    8 cards like the hand, scored as concealed quads: 60 instead of 50 from the true cards). A row of a hand laid in two
-    rows can be such runs too; as groups it is then seldom a legal win. Each candidate: its runs and the reading."""
+    8 cards like the hand, scored as concealed quads: 60 instead of 50 from the true cards), unless laid as evenly as
+    a row of the hand (layout.evenly_laid): a hand laid in two rows can have one of runs. Each: its runs and the reading."""
     hand = ps.layout.hand
     cards = [ps.recognition.cards[i] for i in hand]
     out = []
@@ -253,9 +253,10 @@ def _groups_in_hand(ps: PhotoScore, ctx: PhotoContext) -> list[tuple[list[list[i
         runs = equal_runs(ps.recognition.cards, g)
         if len(g) > 12 or len(runs) < 2 or not all(len(r) in (3, 4) for r in runs):
             continue
-        # only as large as a cluster of the hand that is not all runs (a smaller one split_table reads as groups already)
+        # only as large as a cluster of the hand that is not all runs (a smaller one split_table reads as groups already),
+        # and not laid as evenly as a row of the hand (val_hands4 000290: a hand in two rows of 9, one 2w×3 4w×3 2t×3)
         if any(h is not g and len(h) == len(g) and not all(len(r) in (3, 4) for r in equal_runs(ps.recognition.cards, h))
-               for h in cl) and len(g) == len(ps.layout.clusters[0]):
+               for h in cl) and len(g) == len(ps.layout.clusters[0]) and not evenly_laid(ps.recognition.cards, g):
             other = _win_laid(ps, ctx, [i for i in hand if i not in set(g)], [*ps.layout.melds, *runs])
             if other is not None:
                 out.append((runs, other))
