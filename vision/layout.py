@@ -109,6 +109,16 @@ def equal_runs(cards: list[Card], g: list[int]) -> list[list[int]]:
     return runs
 
 
+MOST_GROUPED = 12  # cards in a cluster read as groups laid close together (split_table)
+
+
+def groups_laid(cards: list[Card], g: list[int]) -> list[list[int]] | None:
+    """The cluster ``g`` cut into its runs of equal cards when it is several groups laid close together (each run 3–4
+    cards, at most MOST_GROUPED cards in all); None otherwise."""
+    runs = equal_runs(cards, g) if len(g) <= MOST_GROUPED else []
+    return runs if runs and all(len(r) in (3, 4) for r in runs) else None
+
+
 EVEN_ROW = 0.5  # card widths: runs of a hand's row lie no further apart than its cards do, plus this
 
 
@@ -160,10 +170,10 @@ def split_table(cards: list[Card], n_jiang: int) -> TableLayout:
     rest = []
     for g in cl:
         codes = {cards[i].code for i in g}
-        runs = equal_runs(cards, g) if len(cl) > 1 and len(g) < len(cl[0]) and len(g) <= 12 else []
+        runs = groups_laid(cards, g) if len(cl) > 1 and len(g) < len(cl[0]) else None
         if len(g) in (3, 4) and len(codes) == 1 and len(cl) > 1 and len(g) < len(cl[0]):
             out.melds.append(sorted(g, key=lambda i: np.mean([p[0] for p in cards[i].quad])))
-        elif runs and all(len(r) in (3, 4) for r in runs):  # groups laid close together: split by card
+        elif runs:  # groups laid close together: split by card
             out.melds.extend(runs)
         elif len(g) <= 2 and len(cl) > 1 and len(g) < len(cl[0]):
             rest.append(g)

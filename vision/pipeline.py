@@ -23,7 +23,7 @@ from scoring.rulesets import get_ruleset
 from scoring.score import ScoreResult
 
 from .geometry import quad_iou
-from .layout import TableLayout, apart_from_spacing, apart_readings, clusters, equal_runs, evenly_laid, split_table
+from .layout import TableLayout, apart_from_spacing, apart_readings, clusters, equal_runs, evenly_laid, groups_laid, split_table
 from .recognize import NOT_A_CARD, SPARE_APART, SPARES, UNSURE, Card, Recognition, recognize
 
 MIN_CARDS = 8
@@ -107,7 +107,7 @@ class PhotoScore:
             tag = {"jiang": "将", "ignored": "×"}.get(role, "") if meld is None else \
                 MELD_TAG[hows[meld] if meld < len(hows) else "pong"]
             labels.append(("+" if i in added else "") + tag + c.label)
-            groups.append(2 + int(role.split(":")[1]) if role.startswith("meld") else {"hand": 0, "jiang": 1, "ignored": 9}[role])
+            groups.append(2 + meld if meld is not None else {"hand": 0, "jiang": 1, "ignored": 9}[role])
         return labels, groups
 
 
@@ -247,16 +247,15 @@ def _groups_in_hand(ps: PhotoScore, ctx: PhotoContext) -> list[tuple[list[list[i
             other = _win_laid(ps, ctx, [i for i in hand if i not in group], [*ps.layout.melds, group])
             if other is not None:
                 out.append(([group], other))
-    inside = set(hand)
+    inside, every = set(hand), ps.recognition.cards
     cl = [g for g in ps.layout.clusters if set(g) <= inside]
     for g in cl:
-        runs = equal_runs(ps.recognition.cards, g)
-        if len(g) > 12 or len(runs) < 2 or not all(len(r) in (3, 4) for r in runs):
-            continue
-        # only as large as a cluster of the hand that is not all runs (a smaller one split_table reads as groups already),
-        # and not laid as evenly as a row of the hand (val_hands4 000290: a hand in two rows of 9, one 2w×3 4w×3 2t×3)
-        if any(h is not g and len(h) == len(g) and not all(len(r) in (3, 4) for r in equal_runs(ps.recognition.cards, h))
-               for h in cl) and len(g) == len(ps.layout.clusters[0]) and not evenly_laid(ps.recognition.cards, g):
+        runs = groups_laid(every, g)
+        # several groups, only as large as a cluster of the hand that is not groups (a smaller one split_table reads as
+        # groups already), and not laid as evenly as a row of the hand (val_hands4 000290: a hand in two rows of 9, one
+        # of them 2w×3 4w×3 2t×3)
+        if (runs and len(runs) > 1 and len(g) == len(ps.layout.clusters[0]) and not evenly_laid(every, g)
+                and any(h is not g and len(h) == len(g) and not groups_laid(every, h) for h in cl)):
             other = _win_laid(ps, ctx, [i for i in hand if i not in set(g)], [*ps.layout.melds, *runs])
             if other is not None:
                 out.append((runs, other))
