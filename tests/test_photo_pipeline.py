@@ -940,3 +940,26 @@ def test_two_declared_quads_laid_touching_as_many_cards_as_the_hand_are_read_as_
     # the same runs laid as evenly as the hand's own row (val_hands4 000290: a hand in two rows) stay in the hand
     even = [c for c in cards if c.code not in ("8t", "8b")] + row(["8t"] * 4 + ["8b"] * 4, 100 + 2 * H)
     assert not [m for m in score_recognition(Recognition(2000, 2000, even), ctx).layout.melds if len(m) == 4]
+
+
+def test_the_groups_counted_as_collected_after_the_deal_are_the_ones_the_scoring_counted_so():
+    """'to confirm: … counted as 后摸' names what the scoring counted at 6 units by default (R4, R9): a concealed quad,
+    or the copies left of a flipped kind held together; not four equal cards read as a triplet and a sequence, and not
+    a kind the context says was held from the deal."""
+    def later(rec, **kw):
+        ps = score_recognition(rec, PhotoContext(win="8w", self_drawn=True, **kw))
+        assert ps.result.is_win
+        return [d.values["codes"] for d in ps.defaults if d.key == "quads_later"]
+
+    assert later(_twice_flipped_hand()) == [["5b"]]  # 5b×4 in the hand
+    assert later(_twice_flipped_hand(), from_deal=["5b"]) == []
+    rec = _twice_flipped_hand()  # 1t×3 and 5b×4 become 5b×4 6b 7b: 555b and 567b, no quad
+    row = [c for c in rec.cards[:15] if c.code not in ("1t", "5b")]
+    hand = [c.code for c in row] + "5b 5b 5b 5b 6b 7b".split()
+    rec.cards = [_card(c, 100 + k * 1.1 * W, 100) for k, c in enumerate(hand)] + rec.cards[15:]
+    assert later(rec) == []
+    # a kind flipped once, its 3 other copies held together: counted 后摸 as well
+    single = Recognition(2000, 1200, [_card(c, 100 + k * 1.1 * W, 100) for k, c in enumerate(
+        "1b 1b 1b 2t 3t 4t 5w 6w 7w 8w 8w 8w qz qz 5b 5b 5b 6b 7b 8b 9t 9t 9t".split())] + [_card("1b", 100, 100 + 2 * H)])
+    ps = score_recognition(single, PhotoContext(ruleset="nantong-single", win="8w", self_drawn=True))
+    assert ps.result.is_win and [d.values["codes"] for d in ps.defaults if d.key == "quads_later"] == [["1b"]]

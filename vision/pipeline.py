@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from scoring import HandError
+from scoring.cards import CODES
 from scoring.hand import declared_hows
 from scoring.messages import Msg, message
 from scoring.repair import Candidate, Change, RepairResult, repair
@@ -601,9 +602,10 @@ def score_layout(rec: Recognition, lay: TableLayout, ctx: PhotoContext, code_cha
         raise PhotoError(Msg("cannot_be_hand", f"The cards seen cannot be a hand: {rr.error}", error=rr.error))
     conc = Counter(rr.codes)
     kwargs = _hand_kwargs(conc, ctx, jiang, declared)
-    quads = [c for c, n in conc.items() if n == 4 and c not in ctx.from_deal]
-    if quads:
-        defaults.append(Msg("quads_later", f"concealed quad(s) {' '.join(quads)} counted as 后摸 (collected after the deal)", codes=quads))
+    later = _counted_later(rr.result, conc, jiang, kwargs["from_deal"])
+    if later:
+        defaults.append(Msg("quads_later", f"concealed quad(s) or flipped-kind group(s) {' '.join(later)} counted as 后摸 "
+                            "(collected after the deal)", codes=later))
     if ctx.win and ctx.win not in conc:
         warnings.append(Msg("win_not_seen", f"The winning card {ctx.win} is not among the concealed cards seen; scored without it.",
                             code=ctx.win))
@@ -627,6 +629,19 @@ def score_layout(rec: Recognition, lay: TableLayout, ctx: PhotoContext, code_cha
     tm = dict(rec.timings_ms)
     tm["score"] = round((time.perf_counter() - t) * 1000, 1)
     return PhotoScore(rec, lay, rr, rr.result, hand, defaults, warnings, tm)
+
+
+def _counted_later(res: ScoreResult, conc: Counter, jiang: list[str], from_deal: list[str]) -> list[str]:
+    """The kinds whose concealed group the scoring counted as 后摸, collected after the deal (R4: a quad, or the copies
+    left of a flipped kind, 3 or 2, held together; the default a photo cannot confirm, R9): in a win the groups of its
+    reading (four 4t in 234t and 4t×3 are no quad), otherwise the kinds held so many times (R11's count)."""
+    flips = Counter(jiang)
+    if res.is_win:
+        kinds = [m.cards[0] for m in res.best.melds if m.how == "concealed"
+                 and (m.shape in ("quad", "two") or (m.shape == "trip" and flips[m.cards[0]] == 1))]
+    else:
+        kinds = [c for c, n in conc.items() if n >= 2 and n == 4 - flips[c]]
+    return sorted({c for c in kinds if c not in from_deal}, key=CODES.index)
 
 
 READ_AS = {"pong": "碰 pong", "exposed_kong": "明杠 exposed quad",
