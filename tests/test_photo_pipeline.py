@@ -963,3 +963,11 @@ def test_the_groups_counted_as_collected_after_the_deal_are_the_ones_the_scoring
         "1b 1b 1b 2t 3t 4t 5w 6w 7w 8w 8w 8w qz qz 5b 5b 5b 6b 7b 8b 9t 9t 9t".split())] + [_card("1b", 100, 100 + 2 * H)])
     ps = score_recognition(single, PhotoContext(ruleset="nantong-single", win="8w", self_drawn=True))
     assert ps.result.is_win and [d.values["codes"] for d in ps.defaults if d.key == "quads_later"] == [["1b"]]
+
+
+def test_no_event_counted_is_a_default_to_confirm():
+    """R9: 天成, 地胡, 天听, 折庄, 海底捞月 and 杠开 are what no photo shows; none counted is said, unless some are given."""
+    plain = score_recognition(_twice_flipped_hand(), PhotoContext(win="8w", self_drawn=True))
+    assert "no_events" in [d.key for d in plain.defaults]
+    given = score_recognition(_twice_flipped_hand(), PhotoContext(win="8w", self_drawn=True, events=["hai_di"]))
+    assert "no_events" not in [d.key for d in given.defaults] and given.result.total > plain.result.total

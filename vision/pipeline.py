@@ -588,6 +588,8 @@ def score_layout(rec: Recognition, lay: TableLayout, ctx: PhotoContext, code_cha
         defaults.append(Msg("no_win_card", "winning card not given: no 丫子/拖尾/吊头 bonus counted"))
     if not ctx.self_drawn and ctx.is_win:
         defaults.append(Msg("discard", "won on a discard (not 自摸)"))
+    if not ctx.events and ctx.is_win:  # R9: what no photo shows (with them, whether the winner is the dealer)
+        defaults.append(Msg("no_events", "no 天成, 地胡, 天听, 折庄, 海底捞月 or 杠开 counted"))
     cands = [Candidate(cards[i].alternatives, i) for i in hand_idx]
 
     def hand_kwargs(codes: list[str]) -> dict[str, Any]:  # the context's cards dealt and winning card as they apply
