@@ -973,3 +973,22 @@ def test_no_event_counted_is_a_default_to_confirm():
     assert "no_events" in [d.key for d in plain.defaults]
     given = score_recognition(_twice_flipped_hand(), PhotoContext(win="8w", self_drawn=True, events=["hai_di"]))
     assert "no_events" not in [d.key for d in given.defaults] and given.result.total > plain.result.total
+
+
+def test_a_wild_card_in_the_hand_scores_in_rugao_and_is_refused_in_one_sentence_elsewhere():
+    """R8: in rugao 福禄寿禧财 are wild; a photo with 福 in the hand is a legal win there, scored as the reading worth
+    most (here 福 makes qz×3), and the same photo in nantong-double says in one sentence that 福 is not in its deck."""
+    hand = "1t 1t fu 3w 4w 5w 5b 5b 5b 5b 8w 8w 8w qz qz 9b 9b 9b".split()
+    cards = [_card(c, 100 + k * 1.1 * W, 100) for k, c in enumerate(hand)]
+    cards += [_card("1b", 100 + k * 1.1 * W, 100 + 2 * H) for k in range(3)]
+    cards += [_card("2t", 100 + 6 * W + k * 1.1 * W, 100 + 2 * H) for k in range(4)]
+    cards += [_card("7t", 100, 100 + 4 * H), _card("6w", 100 + 1.1 * W, 100 + 4 * H)]
+    rec = Recognition(2400, 1200, cards)
+    ps = score_recognition(rec, PhotoContext(ruleset="rugao", win="8w", self_drawn=True))
+    assert ps.result.is_win and "fu" in ps.hand["concealed"] and not ps.repair.changes
+    plain = score_recognition(Recognition(2400, 1200, [_card("1t" if c.code == "fu" else c.code, *c.quad[0]) for c in cards]),
+                              PhotoContext(ruleset="rugao", win="8w", self_drawn=True))
+    assert ps.result.total >= plain.result.total  # the wild is read the way worth most
+    with pytest.raises(PhotoError) as e:
+        score_recognition(rec, PhotoContext(ruleset="nantong-double", win="8w", self_drawn=True), repair_on=False)
+    assert "fu is not in the nantong-double deck" in str(e.value) and "\n" not in str(e.value)
