@@ -20,15 +20,24 @@ def _deck_room(jiang: list[int]) -> list[int]:
     return room
 
 
+WILDS = [k for k in range(N_PLAIN, len(CODES))]  # 福禄寿禧财: one of each, wild in rugao (R8)
+
+
 def random_winning_hand(
     rng: random.Random,
     ruleset: str = "nantong-double",
     p_seq: float = 0.5,
     p_declared: float = 0.25,
     max_tries: int = 200,
+    wilds: int = 0,
 ) -> dict[str, Any]:
     """Draw jiang, then seven groups and a pair within the deck's limits; a winning card among the
-    concealed cards, self-drawn or not. ``p_seq`` is the share of sequences among the groups."""
+    concealed cards, self-drawn or not. ``p_seq`` is the share of sequences among the groups. ``wilds``
+    (rugao): that many concealed cards, none of a kind held from the deal, are 福禄寿禧财 standing for them
+    (R8: a wild stands for any kind within its 4 copies), the winning card not among them; 0 draws exactly
+    what it drew before wilds existed."""
+    if wilds and (ruleset != "rugao" or wilds > len(WILDS)):
+        raise ValueError(f"Wild cards are rugao's, at most {len(WILDS)} of them.")
     n_jiang = 1 if ruleset == "nantong-single" else 2
     for _ in range(max_tries):
         jiang = [rng.choice(PLAIN) for _ in range(n_jiang)]
@@ -85,7 +94,13 @@ def random_winning_hand(
         room[p] -= 2
         concealed.extend([p, p])
         rng.shuffle(concealed)
-        win = rng.choice(concealed)
+        if wilds:
+            may = [i for i, c in enumerate(concealed) if c not in from_deal]
+            if len(may) <= wilds:
+                continue
+            for i, w in zip(rng.sample(may, wilds), rng.sample(WILDS, wilds), strict=True):
+                concealed[i] = w
+        win = rng.choice([c for c in concealed if c < N_PLAIN] if wilds else concealed)
         return {
             "ruleset": ruleset,
             "jiang": [CODES[j] for j in jiang],

@@ -183,6 +183,8 @@ def test_refuses_foreign_folder(tmp_path):
     (["--n", "2", "--size", "big"], "WIDTHxHEIGHT"),
     (["--n", "2", "--faces", "/nonexistent"], "does not exist"),
     (["--n", "2", "--val-frac", "1"], "at least 0 and below 1"),
+    (["--n", "2", "--kind", "hands", "--rulesets", "moon"], "Unknown ruleset 'moon'"),
+    (["--n", "2", "--rulesets", "rugao"], "--rulesets is for --kind hands"),
 ])
 def test_synth_cli_bad_args(tmp_path, capsys, args, needle):
     code = main(["synth", "--out", str(tmp_path / "o"), *args])
@@ -240,3 +242,38 @@ def test_scrambled_heads_show_no_numeral_and_only_when_asked_for():
     face, plain_face = render_face("6t", st, 0)[0], render_face("6t", plain, 0)[0]
     h = face.shape[0]
     assert np.array_equal(face[h // 3: 2 * h // 3], plain_face[h // 3: 2 * h // 3])
+
+
+def test_rugao_hand_scenes_lay_their_wild_cards_and_score_to_their_totals(tmp_path):
+    """--rulesets rugao: hands with 0–2 wild cards 福禄寿禧财 (R8); each wild is laid in the group it completes and
+    the scene's cards are the hand's, wilds included; the nantong draws are those of before (a rugao run is apart)."""
+    job = Job(str(tmp_path / "rugao"), "hands", 11, 8, ("classic",), None, 0.0, 640, 480, rulesets=("rugao",))
+    gts = _render(job)
+    wild = {"fu", "lu", "shou", "xi", "cai"}
+    assert any(wild & set(gt["hand"]["concealed"]) for gt in gts)
+    for gt in gts:
+        hand = gt["hand"]
+        assert hand["ruleset"] == "rugao" and score_dict(hand).total == gt["expected_total"] and score_dict(hand).is_win
+        expected = Counter(hand["concealed"] + [c for g in hand["declared"] for c in g["cards"]] + hand["jiang"])
+        assert Counter(c["code"] for c in gt["cards"]) == expected
+        assert hand["win"]["card"] not in wild
+    with pytest.raises(SynthError, match="other settings"):  # the same folder with the nantong draws
+        prepare(Job(job.out, "hands", 11, 8, ("classic",), None, 0.0, 640, 480))
+
+
+def test_random_hands_with_wilds_are_rugao_wins_and_without_them_unchanged():
+    import random
+
+    from scoring.random_hands import random_winning_hand
+
+    for seed in range(60):
+        rng = random.Random(seed)
+        k = 1 + seed % 3
+        d = random_winning_hand(rng, "rugao", p_seq=0.8, wilds=k)
+        assert sum(c in ("fu", "lu", "shou", "xi", "cai") for c in d["concealed"]) == k and score_dict(d).is_win
+    with pytest.raises(ValueError, match="rugao"):
+        random_winning_hand(random.Random(1), "nantong-double", wilds=1)
+    # the draw of a seed is the one it was before wilds existed (synthetic sets of earlier stops stay reproducible)
+    d = random_winning_hand(random.Random(7), "nantong-double", p_seq=0.5)
+    assert d["jiang"] == ["2b", "5t"] and d["win"] == {"card": "5t", "self_drawn": False}
+    assert d["concealed"][:6] == ["5t", "3t", "3w", "2w", "1w", "4t"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 import random
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from dataclasses import dataclass
 from multiprocessing import get_context
 from pathlib import Path
@@ -20,7 +20,8 @@ import cv2
 import numpy as np
 
 from scoring.cards import CODES, N_PLAIN
-from scoring.random_hands import random_winning_hand
+from scoring.random_hands import WILDS, random_winning_hand
+from scoring.rulesets import RULESETS
 
 from .faces import FAMILIES, TRAIN_FAMILIES, FaceSource, random_style
 from .geometry import fold, jitter_quad, rectify
@@ -47,6 +48,7 @@ class Job:
     width: int
     height: int
     quality: tuple[int, int] = (60, 95)
+    rulesets: tuple[str, ...] = ()  # hands: drawn among these (rugao with 0–2 wild cards); () nantong, 3 double to 1 single
 
 
 def _atomic_write(path: Path, data: bytes) -> None:
@@ -83,6 +85,30 @@ def _pool_size(n: int) -> int:
     return max(8, n // 6)
 
 
+WILD_CODES = {CODES[k] for k in WILDS}
+
+
+def _laid_groups(melds: list, concealed: list[str]) -> list[list[str]]:
+    """The concealed cards as the groups of a reading (scoring Meld, in order) hold them. A group a wild card completes
+    lists the kind it stands for (3w 4w 5w for 3w 福 5w): there the hand's own cards are taken and the wild laid in
+    the place of the one it stands for, after the groups without wilds have taken theirs."""
+    left = Counter(c for c in concealed if c not in WILD_CODES)
+    wild = [c for c in concealed if c in WILD_CODES]
+    out: list[list[str] | None] = [None] * len(melds)
+    for k in sorted(range(len(melds)), key=lambda k: melds[k].wilds > 0):  # the groups without wilds first
+        group = []
+        for c in melds[k].cards:
+            if left[c] > 0 and len(group) - sum(g in WILD_CODES for g in group) < len(melds[k].cards) - melds[k].wilds:
+                left[c] -= 1
+                group.append(c)
+            else:
+                group.append(wild.pop())
+        out[k] = group
+    if wild or +left:
+        raise RuntimeError(f"the reading's groups do not hold the hand's cards: {wild} {dict(+left)} left")
+    return out  # type: ignore[return-value]
+
+
 def _scene_spec(job: Job, rng: random.Random) -> tuple[SceneSpec, dict[str, Any] | None]:
     portrait = rng.random() < 0.35
     w, h = (job.height, job.width) if portrait else (job.width, job.height)
@@ -90,15 +116,17 @@ def _scene_spec(job: Job, rng: random.Random) -> tuple[SceneSpec, dict[str, Any]
     if job.kind == "classify":
         frac = 1 / rng.uniform(10, 26)
     if job.kind == "hands":
-        ruleset = rng.choice(["nantong-double"] * 3 + ["nantong-single"])
-        d = random_winning_hand(rng, ruleset, p_seq=rng.choice([0.2, 0.5, 0.8]))
+        ruleset = rng.choice(list(job.rulesets) or ["nantong-double"] * 3 + ["nantong-single"])
+        wilds = rng.choice([0, 1, 1, 2]) if ruleset == "rugao" else 0
+        d = random_winning_hand(rng, ruleset, p_seq=rng.choice([0.2, 0.5, 0.8]), wilds=wilds)
         from scoring import score_dict
 
         res = score_dict(d)
-        # the concealed hand laid in the order of its best reading, groups in a random order
+        # the concealed hand laid in the order of its best reading, groups in a random order; a group a wild card
+        # completes lists the kind it stands for, so the wild is laid in its place
         melds = [m for m in res.best.melds if m.how == "concealed"]
         rng.shuffle(melds)
-        cards = [c for m in melds for c in m.cards]
+        cards = [c for g in _laid_groups(melds, d["concealed"]) for c in g]
         declared = [g["cards"] for g in d["declared"]]
         spec = SceneSpec(w, h, rng.choice(["row", "stair", "stair", "fan"]), cards, declared, list(d["jiang"]), frac,
                          distractors=rng.choice([0, 0, 1, 2]), face_down=0)
@@ -224,8 +252,12 @@ def prepare(job: Job, force: bool = False) -> None:
         except ValueError as e:
             raise SynthError(str(e)) from None
     out = Path(job.out)
+    for r in job.rulesets:
+        if r not in RULESETS:
+            raise SynthError(f"Unknown ruleset {r!r}; rulesets are {', '.join(RULESETS)}.")
     meta = {"kind": job.kind, "seed": job.seed, "styles": list(job.styles), "faces": job.faces, "version": VERSION,
-            "width": job.width, "height": job.height, "val_frac": job.val_frac}
+            "width": job.width, "height": job.height, "val_frac": job.val_frac} | (
+        {"rulesets": list(job.rulesets)} if job.rulesets else {})
     if out.exists() and not out.is_dir():
         raise SynthError(f"{out} exists and is not a folder.")
     if out.is_dir() and any(out.iterdir()):
@@ -235,7 +267,8 @@ def prepare(job: Job, force: bool = False) -> None:
                 raise SynthError(f"{out} is not empty and was not made by changpai synth; use --force to write there anyway.")
         else:
             old = json.loads(mp.read_text())
-            diff = [k for k in ("kind", "seed", "styles", "faces", "width", "height", "val_frac") if old.get(k) != meta[k]]
+            diff = [k for k in ("kind", "seed", "styles", "faces", "width", "height", "val_frac", "rulesets")
+                    if old.get(k) != meta.get(k)]
             if diff and not force:
                 raise SynthError(f"{out} holds a synth run with other settings ({', '.join(diff)}: {old.get(diff[0])!r}); "
                                  "choose another --out, or --force.")

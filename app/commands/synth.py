@@ -23,6 +23,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--val-frac", type=float, default=0.1,
                    help="share of images in the val split: every round(1/F)-th photo, at most every second (default 0.1)")
     p.add_argument("--size", default="1280x960", help="image size WxH (landscape; portrait scenes swap it)")
+    p.add_argument("--rulesets", help="--kind hands: draw the hands among these rulesets, comma-separated (rugao: with 0–2 "
+                   "wild cards 福禄寿禧财 in the hand); default nantong-double and nantong-single, 3 to 1")
     p.add_argument("--force", action="store_true", help="write into a non-empty folder made otherwise")
 
 
@@ -41,7 +43,10 @@ def run(args: argparse.Namespace) -> int:
     if not 0 <= args.val_frac < 1:
         raise UserError("--val-frac must be at least 0 and below 1 (every n-th photo goes to val, at most every second).")
     styles = tuple(s.strip() for s in args.styles.split(",") if s.strip())
-    job = Job(args.out, args.kind, args.seed, args.n, styles, args.faces, args.val_frac, w, h)
+    rulesets = tuple(r.strip() for r in (args.rulesets or "").split(",") if r.strip())
+    if rulesets and args.kind != "hands":
+        raise UserError("--rulesets is for --kind hands.")
+    job = Job(args.out, args.kind, args.seed, args.n, styles, args.faces, args.val_frac, w, h, rulesets=rulesets)
     t = time.perf_counter()
     try:
         r = synth_run(job, workers=args.workers, force=args.force)
