@@ -681,7 +681,7 @@ def _row_with_group(gap: float, space: float = 0.1) -> Recognition:
 
 def test_equal_cards_a_little_apart_at_the_hands_end_are_scored_as_a_declared_group_when_that_scores_less():
     """3 equal cards lying a little apart from the hand (closer than the layout's 0.45 card widths, so one cluster
-    with it, but 0.3 or more: _groups_in_hand) are scored as a group declared on the table when that is a legal win
+    with it, but 0.25 or more: _groups_in_hand) are scored as a group declared on the table when that is a legal win
     with a lower total (R9: a photo's defaults never over-score), with a check: warning giving the total as part of
     the hand; lying as close as the hand's own cards, they are part of the hand."""
     ctx = PhotoContext(win="5t", self_drawn=True)
@@ -693,8 +693,11 @@ def test_equal_cards_a_little_apart_at_the_hands_end_are_scored_as_a_declared_gr
     assert apart.result.is_win and apart.result.total < near.result.total
     said = [w for w in apart.warnings if w.key == "check_group_in_hand"]
     assert len(said) == 1 and said[0].values == {"code": "1b", "n": 3, "total": near.result.total}
-    # 0.33 widths, as distil_hands 000897's declared quad from its hand (scored in it as a concealed quad before)
+    # 0.33 widths, as distil_hands 000897's declared quad from its hand (scored in it as a concealed quad before), and
+    # 0.28 from a hand laid tight (val_hands5 000227's pong as its boxes were found)
     assert score_recognition(_row_with_group(0.33), ctx).layout.melds == apart.layout.melds
+    tight = score_recognition(_row_with_group(0.28, space=0.05), ctx)
+    assert [sorted(tight.recognition.cards[i].code for i in m) for m in tight.layout.melds] == [["1b"] * 3]
     # how the cards lie is no repair: without repairs, the same reading and its warning
     as_seen = score_recognition(_row_with_group(0.4), ctx, repair_on=False)
     assert as_seen.layout.melds == apart.layout.melds and as_seen.result.total == apart.result.total
