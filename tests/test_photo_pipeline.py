@@ -995,3 +995,22 @@ def test_a_wild_card_in_the_hand_scores_in_rugao_and_is_refused_in_one_sentence_
     with pytest.raises(PhotoError) as e:
         score_recognition(rec, PhotoContext(ruleset="nantong-double", win="8w", self_drawn=True), repair_on=False)
     assert "fu is not in the nantong-double deck" in str(e.value) and "\n" not in str(e.value)
+
+
+def test_a_second_card_read_as_a_wild_the_hand_holds_is_counted_as_one_it_lacks_in_rugao():
+    """R8: the wild cards are alike, one of each in the deck. Two cards read 福 (one a misread 喜) made the hand
+    'too many fu' and no total; the second is counted as a wild the hand lacks, its likeliest such reading first,
+    with a note, and the total is the one of the true cards."""
+    hand = "1t 1t fu 3w 4w 5w 5b 5b 5b 5b 8w 8w 8w qz qz 9b 9b".split()
+    cards = [_card(c, 100 + k * 1.1 * W, 100) for k, c in enumerate(hand)]
+    cards.append(Card("fu", 0.8, [("fu", 0.8), ("xi", 0.15), ("3t", 0.05)], _card("fu", 100 + 17 * 1.1 * W, 100).quad, 0.9))
+    cards += [_card("1b", 100 + k * 1.1 * W, 100 + 2 * H) for k in range(3)]
+    cards += [_card("2t", 100 + 6 * W + k * 1.1 * W, 100 + 2 * H) for k in range(4)]
+    cards += [_card("7t", 100, 100 + 4 * H), _card("6w", 100 + 1.1 * W, 100 + 4 * H)]
+    ctx = PhotoContext(ruleset="rugao", win="8w", self_drawn=True)
+    ps = score_recognition(Recognition(2400, 1200, cards), ctx, repair_on=False)
+    said = [w for w in ps.warnings if w.key == "wild_alike"]
+    assert len(said) == 1 and said[0].values["old"] == "fu" and said[0].values["new"] == "xi"
+    true = [c if k != 17 else _card("xi", *c.quad[0]) for k, c in enumerate(cards)]
+    assert ps.result.is_win and ps.result.total == score_recognition(Recognition(2400, 1200, true), ctx).result.total
+    assert sorted(c for c in ps.hand["concealed"] if c in ("fu", "xi")) == ["fu", "xi"]

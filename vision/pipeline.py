@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from scoring import HandError
-from scoring.cards import CODES
+from scoring.cards import CODES, EXTRAS
 from scoring.hand import declared_hows
 from scoring.messages import Msg, message
 from scoring.repair import Candidate, Change, RepairResult, repair
@@ -595,7 +595,8 @@ def score_layout(rec: Recognition, lay: TableLayout, ctx: PhotoContext, code_cha
         defaults.append(Msg("discard", "won on a discard (not 自摸)"))
     if not ctx.events and ctx.is_win:  # R9: what no photo shows (with them, whether the winner is the dealer)
         defaults.append(Msg("no_events", "no 天成, 地胡, 天听, 折庄, 海底捞月 or 杠开 counted"))
-    cands = [Candidate(cards[i].alternatives, i) for i in hand_idx]
+    cands, alike = _wilds_alike(cards, hand_idx, rs.wilds)
+    warnings += alike
 
     def hand_kwargs(codes: list[str]) -> dict[str, Any]:  # the context's cards dealt and winning card as they apply
         return _hand_kwargs(Counter(codes), ctx, jiang, declared)
@@ -636,6 +637,31 @@ def score_layout(rec: Recognition, lay: TableLayout, ctx: PhotoContext, code_cha
     tm = dict(rec.timings_ms)
     tm["score"] = round((time.perf_counter() - t) * 1000, 1)
     return PhotoScore(rec, lay, rr, rr.result, hand, defaults, warnings, tm)
+
+
+def _wilds_alike(cards: list[Card], hand: list[int], wilds: bool) -> tuple[list[Candidate], list[Msg]]:
+    """The hand's cards as the repairs take them. Where 福禄寿禧财 are wild (R8: each stands for any card, so which
+    one a card is changes no total), a second card read as a wild the hand holds already (the deck has one of each)
+    is counted as a wild the hand lacks, its likeliest such reading first, with a note: rugao val_hands5 and test
+    photos misread 喜 as 福 and 寿 as 福, and the hand was refused for holding two 福."""
+    cands = [Candidate(cards[i].alternatives, i) for i in hand]
+    if not wilds:
+        return cands, []
+    held = {cards[i].code for i in hand if cards[i].code in EXTRAS}
+    seen: set[str] = set()
+    said = []
+    for k, i in enumerate(hand):
+        c = cards[i]
+        if c.code in EXTRAS and c.code in seen and held < set(EXTRAS):
+            free = [a for a, _ in c.alternatives if a in EXTRAS and a not in held] or [w for w in EXTRAS if w not in held]
+            new = free[0]
+            held.add(new)
+            cands[k] = Candidate([(new, c.confidence)] + [(a, p) for a, p in c.alternatives[1:] if a != new], i)
+            said.append(Msg("wild_alike", f"card {i + 1} read as {c.code} ({c.confidence:.2f}) is counted as {new}: the deck "
+                            f"has one {c.code}, and its wild cards are alike (R8)", i=i + 1, old=c.code, new=new,
+                            p_old=f"{c.confidence:.2f}"))
+        seen.add(c.code)
+    return cands, said
 
 
 def _counted_later(res: ScoreResult, conc: Counter, jiang: list[str], from_deal: list[str]) -> list[str]:
