@@ -8,7 +8,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from .cards import CODES, N_PLAIN
+from .cards import CODES, EXTRAS, INDEX, N_PLAIN
 
 PLAIN = list(range(N_PLAIN))
 
@@ -20,7 +20,7 @@ def _deck_room(jiang: list[int]) -> list[int]:
     return room
 
 
-WILDS = [k for k in range(N_PLAIN, len(CODES))]  # 福禄寿禧财: one of each, wild in rugao (R8)
+WILDS = [INDEX[c] for c in EXTRAS]  # 福禄寿禧财: one of each, wild in rugao (R8)
 
 
 def random_winning_hand(

@@ -19,8 +19,8 @@ from typing import Any
 import cv2
 import numpy as np
 
-from scoring.cards import CODES, N_PLAIN
-from scoring.random_hands import WILDS, random_winning_hand
+from scoring.cards import CODES, EXTRAS, N_PLAIN
+from scoring.random_hands import random_winning_hand
 from scoring.rulesets import RULESETS
 
 from .faces import FAMILIES, TRAIN_FAMILIES, FaceSource, random_style
@@ -85,21 +85,19 @@ def _pool_size(n: int) -> int:
     return max(8, n // 6)
 
 
-WILD_CODES = {CODES[k] for k in WILDS}
-
-
 def _laid_groups(melds: list, concealed: list[str]) -> list[list[str]]:
     """The concealed cards as the groups of a reading (scoring Meld, in order) hold them. A group a wild card completes
     lists the kind it stands for (3w 4w 5w for 3w 福 5w): there the hand's own cards are taken and the wild laid in
     the place of the one it stands for, after the groups without wilds have taken theirs."""
-    left = Counter(c for c in concealed if c not in WILD_CODES)
-    wild = [c for c in concealed if c in WILD_CODES]
+    left = Counter(c for c in concealed if c not in EXTRAS)
+    wild = [c for c in concealed if c in EXTRAS]
     out: list[list[str] | None] = [None] * len(melds)
     for k in sorted(range(len(melds)), key=lambda k: melds[k].wilds > 0):  # the groups without wilds first
-        group = []
+        group, own = [], len(melds[k].cards) - melds[k].wilds  # own: the hand's cards the group holds
         for c in melds[k].cards:
-            if left[c] > 0 and len(group) - sum(g in WILD_CODES for g in group) < len(melds[k].cards) - melds[k].wilds:
+            if own and left[c] > 0:
                 left[c] -= 1
+                own -= 1
                 group.append(c)
             else:
                 group.append(wild.pop())
@@ -252,6 +250,8 @@ def prepare(job: Job, force: bool = False) -> None:
         except ValueError as e:
             raise SynthError(str(e)) from None
     out = Path(job.out)
+    if job.rulesets and job.kind != "hands":
+        raise SynthError("--rulesets is for --kind hands.")
     for r in job.rulesets:
         if r not in RULESETS:
             raise SynthError(f"Unknown ruleset {r!r}; rulesets are {', '.join(RULESETS)}.")

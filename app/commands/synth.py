@@ -44,8 +44,6 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("--val-frac must be at least 0 and below 1 (every n-th photo goes to val, at most every second).")
     styles = tuple(s.strip() for s in args.styles.split(",") if s.strip())
     rulesets = tuple(r.strip() for r in (args.rulesets or "").split(",") if r.strip())
-    if rulesets and args.kind != "hands":
-        raise UserError("--rulesets is for --kind hands.")
     job = Job(args.out, args.kind, args.seed, args.n, styles, args.faces, args.val_frac, w, h, rulesets=rulesets)
     t = time.perf_counter()
     try:
