@@ -253,15 +253,14 @@ def _groups_in_hand(ps: PhotoScore, ctx: PhotoContext) -> list[tuple[list[list[i
             other = _win_laid(ps, ctx, [i for i in hand if i not in group], [*ps.layout.melds, group])
             if other is not None:
                 out.append(([group], other))
+    # clusters of the hand as large as its largest (a smaller one split_table reads as groups already): mostly just one
     inside, every = set(hand), ps.recognition.cards
-    cl = [g for g in ps.layout.clusters if set(g) <= inside]
-    for g in cl:
-        runs = groups_laid(every, g)
-        # several groups, only as large as a cluster of the hand that is not groups (a smaller one split_table reads as
-        # groups already), and not laid as evenly as a row of the hand (val_hands4 000290: a hand in two rows of 9, one
-        # of them 2w×3 4w×3 2t×3)
-        if (runs and len(runs) > 1 and len(g) == len(ps.layout.clusters[0]) and not evenly_laid(every, g)
-                and any(h is not g and len(h) == len(g) and not groups_laid(every, h) for h in cl)):
+    top = [g for g in ps.layout.clusters if len(g) == len(ps.layout.clusters[0]) and set(g) <= inside]
+    laid = [groups_laid(every, g) for g in top] if len(top) > 1 else []
+    for g, runs in zip(top, laid, strict=False):  # nothing to look at when the hand is one cluster
+        # several groups beside a cluster that is not, and not laid as evenly as a row of the hand (val_hands4 000290:
+        # a hand in two rows of 9, one of them 2w×3 4w×3 2t×3)
+        if runs and len(runs) > 1 and None in laid and not evenly_laid(every, g):
             other = _win_laid(ps, ctx, [i for i in hand if i not in set(g)], [*ps.layout.melds, *runs])
             if other is not None:
                 out.append((runs, other))
