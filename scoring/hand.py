@@ -14,20 +14,20 @@ HOWS = ("pong", "exposed_kong", "concealed_kong", "dealt_kong")
 HOW_ZH = {"pong": "碰", "exposed_kong": "明杠", "concealed_kong": "暗杠(后摸)", "dealt_kong": "起手龙"}
 
 
+def group_size(how: str, flips: int) -> int:
+    """R4: the cards in a group made ``how`` of a kind flipped ``flips`` times as 将. A pong is 3 cards and an exposed
+    quad 4; a concealed or dealt group is 4 minus the flipped copies (the two remaining copies of a kind flipped twice
+    are a group of their own). build_hand refuses the rest: a pong of a kind flipped twice, and an exposed quad of a
+    flipped kind (the deck has 4)."""
+    return {"pong": 3, "exposed_kong": 4}.get(how, 4 - flips)
+
+
 def declared_hows(n: int, flips: int) -> list[str]:
     """How a group of ``n`` equal cards laid on the table can have been made when its kind was flipped ``flips``
-    times as 将 (R4; build_hand's sizes), the one worth least first: what a photo, which cannot tell them apart,
-    reads by default (R9). A pong is 3 cards of a kind flipped at most once, an exposed quad 4 of a kind never
-    flipped; a concealed or dealt group 4 minus the flipped copies (the two remaining copies of a kind flipped
-    twice are a group of their own). Empty when no way fits."""
-    out = []
-    if n == 3 and flips < 2:
-        out.append("pong")
-    if n == 4 and flips == 0:
-        out.append("exposed_kong")
-    if n == 4 - flips and n >= 2:
-        out += ["concealed_kong", "dealt_kong"]
-    return out
+    times as 将 (group_size, and what build_hand accepts), the one worth least first (HOWS' order): what a photo,
+    which cannot tell them apart, reads by default (R9). Empty when no way fits."""
+    return [how for how in HOWS if n >= 2 and group_size(how, flips) == n
+            and not (how == "pong" and flips >= 2) and not (how == "exposed_kong" and flips)]
 
 
 EVENT_ZH = {"tian_cheng": "天成", "di_hu": "地胡", "tian_ting": "天听", "zhe_zhuang": "折庄",
@@ -133,7 +133,7 @@ def build_hand(
         k = INDEX[code]
         if k >= N_PLAIN:
             raise HandError(f"The extra card {code} cannot be declared in a group.")
-        need = {"pong": 3, "exposed_kong": 4}.get(how, 4 - flips[k])
+        need = group_size(how, flips[k])
         if len(cl) != need:
             why = ""
             if how in ("concealed_kong", "dealt_kong") and flips[k]:
