@@ -608,7 +608,7 @@ def score_layout(rec: Recognition, lay: TableLayout, ctx: PhotoContext, code_cha
     if rr.result is None:
         raise PhotoError(Msg("cannot_be_hand", f"The cards seen cannot be a hand: {rr.error}", error=rr.error))
     conc = Counter(rr.codes)
-    kwargs = _hand_kwargs(conc, ctx, jiang, declared)
+    kwargs = hand_kwargs(rr.codes)
     later = _counted_later(rr.result, conc, jiang, kwargs["from_deal"])
     if later:
         defaults.append(Msg("quads_later", f"concealed quad(s) or flipped-kind group(s) {' '.join(later)} counted as 后摸 "

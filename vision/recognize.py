@@ -380,17 +380,12 @@ def classify(cls_session, crops: list[np.ndarray], temperature: float, one_way: 
     one way with probability ``one_way`` or more is not read the other way (ModelInfo.one_way)."""
     if not crops:
         return np.zeros((0, len(CODES)), np.float32)
-    if one_way > 1:
-        batch = [c for crop in crops for c in (crop, swap_ends(crop))]
-        probs = _classifier_run(cls_session, batch).reshape(len(crops), 2, -1)
-        logp = np.log(np.clip(probs, 1e-9, 1.0)).mean(1) / temperature
-    else:
-        logp = np.log(np.clip(_classifier_run(cls_session, crops), 1e-9, 1.0))
-        again = np.flatnonzero(logp.max(1) < np.log(max(one_way, 1e-9)))  # 0 or less: none
-        if len(again):
-            turned = _classifier_run(cls_session, [swap_ends(crops[k]) for k in again])
-            logp[again] = (logp[again] + np.log(np.clip(turned, 1e-9, 1.0))) / 2
-        logp /= temperature
+    logp = np.log(np.clip(_classifier_run(cls_session, crops), 1e-9, 1.0))
+    again = np.arange(len(crops)) if one_way > 1 else np.flatnonzero(logp.max(1) < np.log(max(one_way, 1e-9)))  # 0 or less: none
+    if len(again):
+        turned = _classifier_run(cls_session, [swap_ends(crops[k]) for k in again])
+        logp[again] = (logp[again] + np.log(np.clip(turned, 1e-9, 1.0))) / 2
+    logp /= temperature
     logp -= logp.max(1, keepdims=True)
     p = np.exp(logp)
     return p / p.sum(1, keepdims=True)
