@@ -1036,3 +1036,19 @@ def test_a_second_card_read_as_an_extra_the_hand_holds_is_counted_as_one_it_lack
     with pytest.raises(PhotoError):
         score_recognition(Recognition(3000, 1200, true), PhotoContext(ruleset="nantong-single", win="2b", self_drawn=True),
                           repair_on=False)
+
+
+def test_a_card_read_as_the_extra_flipped_as_jiang_is_counted_as_another_with_xi_er():
+    """The flipped 将 is the deck's one 福 (R7: a 喜儿 flip doubles the 喜儿 points): a card of the hand read 福 as well
+    is another extra misread, counted as one neither holds, with a note; before, 'too many fu' and no total."""
+    hand = "1t 2t 3t 4t 5t 6t 7t 8t 9t 2w 3w 4w 5w 6w 7w 6b 7b 8b 2b 2b".split()
+    cards = [_card(c, 100 + k * 1.1 * W, 100) for k, c in enumerate(hand)]
+    cards.append(Card("fu", 0.7, [("fu", 0.7), ("shou", 0.2), ("3t", 0.1)], _card("fu", 100 + 20 * 1.1 * W, 100).quad, 0.9))
+    cards += [_card("3b", 100 + k * 1.1 * W, 100 + 2 * H) for k in range(3)]
+    cards.append(_card("fu", 100, 100 + 4 * H))
+    ctx = PhotoContext(ruleset="nantong-single", options={"xi_er": True}, win="2b", self_drawn=True)
+    ps = score_recognition(Recognition(3000, 1200, cards), ctx, repair_on=False)
+    said = [w for w in ps.warnings if w.key == "xier_alike"]
+    assert len(said) == 1 and said[0].values["new"] == "shou" and "flipped as 将" in said[0]
+    assert ps.hand["jiang"] == ["fu"] and "shou" in ps.hand["concealed"]
+    assert [i.points for i in ps.result.items if i.key == "xi_er"] == [20]  # one 喜儿 held, doubled by the 喜儿 flip

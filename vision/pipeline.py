@@ -594,7 +594,7 @@ def score_layout(rec: Recognition, lay: TableLayout, ctx: PhotoContext, code_cha
         defaults.append(Msg("discard", "won on a discard (not 自摸)"))
     if not ctx.events and ctx.is_win:  # R9: what no photo shows (with them, whether the winner is the dealer)
         defaults.append(Msg("no_events", "no 天成, 地胡, 天听, 折庄, 海底捞月 or 杠开 counted"))
-    cands, alike = _wilds_alike(cards, hand_idx, rs)
+    cands, alike = _wilds_alike(cards, hand_idx, rs, jiang)
     warnings += alike
 
     def hand_kwargs(codes: list[str]) -> dict[str, Any]:  # the context's cards dealt and winning card as they apply
@@ -638,18 +638,18 @@ def score_layout(rec: Recognition, lay: TableLayout, ctx: PhotoContext, code_cha
     return PhotoScore(rec, lay, rr, rr.result, hand, defaults, warnings, tm)
 
 
-def _wilds_alike(cards: list[Card], hand: list[int], rs: Ruleset) -> tuple[list[Candidate], list[Msg]]:
+def _wilds_alike(cards: list[Card], hand: list[int], rs: Ruleset, jiang: list[str]) -> tuple[list[Candidate], list[Msg]]:
     """The hand's cards as the repairs take them. Where 福禄寿禧财 are wild (R8: each stands for any card) or bonus
     喜儿 (R7's option: counted by how many are held), which one a card is changes no total: a second card read as
-    an extra the hand holds already (the deck has one of each) is counted as an extra the hand lacks, its likeliest
-    such reading first, with a note. Rugao val_hands5 and test photos misread 喜 as 福 and 寿 as 福, and the hand was
-    refused for holding two 福."""
+    an extra the hand holds already or flipped as 将 (the deck has one of each) is counted as an extra neither has,
+    its likeliest such reading first, with a note. Rugao val_hands5 and test photos misread 喜 as 福 and 寿 as 福, and
+    the hand was refused for holding two 福."""
     cands = [Candidate(cards[i].alternatives, i) for i in hand]
     if not rs.uses_extras:
         return cands, []
     key, why = ("wild_alike", "its wild cards are alike (R8)") if rs.wilds else ("xier_alike", "its 喜儿 count alike (R7)")
-    held = {cards[i].code for i in hand if cards[i].code in EXTRAS}
-    seen: set[str] = set()
+    seen = {j for j in jiang if j in EXTRAS}
+    held = seen | {cards[i].code for i in hand if cards[i].code in EXTRAS}
     said = []
     for k, i in enumerate(hand):
         c = cards[i]
@@ -659,7 +659,7 @@ def _wilds_alike(cards: list[Card], hand: list[int], rs: Ruleset) -> tuple[list[
             held.add(new)
             cands[k] = Candidate([(new, c.confidence)] + [(a, p) for a, p in c.alternatives[1:] if a != new], i)
             said.append(Msg(key, f"card {i + 1} read as {c.code} ({c.confidence:.2f}) is counted as {new}: the deck "
-                            f"has one {c.code}, and {why}", i=i + 1, old=c.code, new=new,
+                            f"has one {c.code}{' (flipped as 将)' if c.code in jiang else ''}, and {why}", i=i + 1, old=c.code, new=new,
                             p_old=f"{c.confidence:.2f}"))
         seen.add(c.code)
     return cands, said
