@@ -30,14 +30,18 @@ def random_winning_hand(
     p_declared: float = 0.25,
     max_tries: int = 200,
     wilds: int = 0,
+    xi_er: int | None = None,
 ) -> dict[str, Any]:
     """Draw jiang, then seven groups and a pair within the deck's limits; a winning card among the
     concealed cards, self-drawn or not. ``p_seq`` is the share of sequences among the groups. ``wilds``
     (rugao): that many concealed cards, none of a kind held from the deal, are 福禄寿禧财 standing for them
     (R8: a wild stands for any kind within its 4 copies), the winning card not among them; 0 draws exactly
-    what it drew before wilds existed."""
+    what it drew before wilds existed. ``xi_er`` (nantong-single): the 喜儿 option on, and the hand holds that
+    many of the extras as bonus cards besides its groups (R7); None: the option off, the draws as before."""
     if wilds and (ruleset != "rugao" or wilds > len(WILDS)):
         raise ValueError(f"Wild cards are rugao's, at most {len(WILDS)} of them.")
+    if xi_er is not None and (ruleset != "nantong-single" or not 0 <= xi_er <= len(WILDS)):
+        raise ValueError(f"喜儿 (xi_er) are nantong-single's, at most {len(WILDS)} of them.")
     n_jiang = 1 if ruleset == "nantong-single" else 2
     for _ in range(max_tries):
         jiang = [rng.choice(PLAIN) for _ in range(n_jiang)]
@@ -101,6 +105,8 @@ def random_winning_hand(
             for i, w in zip(rng.sample(may, wilds), rng.sample(WILDS, wilds), strict=True):
                 concealed[i] = w
         win = rng.choice([c for c in concealed if c < N_PLAIN] if wilds else concealed)
+        if xi_er:
+            concealed += rng.sample(WILDS, xi_er)
         return {
             "ruleset": ruleset,
             "jiang": [CODES[j] for j in jiang],
@@ -110,6 +116,6 @@ def random_winning_hand(
             "win": {"card": CODES[win], "self_drawn": rng.random() < 0.4},
             "dealer": False,
             "events": [],
-            "options": {},
+            "options": {} if xi_er is None else {"xi_er": True},
         }
     raise RuntimeError("could not draw a winning hand")

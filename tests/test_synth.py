@@ -185,6 +185,8 @@ def test_refuses_foreign_folder(tmp_path):
     (["--n", "2", "--val-frac", "1"], "at least 0 and below 1"),
     (["--n", "2", "--kind", "hands", "--rulesets", "moon"], "Unknown ruleset 'moon'"),
     (["--n", "2", "--rulesets", "rugao"], "--rulesets is for --kind hands"),
+    (["--n", "2", "--kind", "hands", "--rulesets", "rugao+xi_er"], "nantong-single+xi_er"),
+    (["--n", "2", "--kind", "hands", "--rulesets", "nantong-single+qiong_hen"], "the one option"),
 ])
 def test_synth_cli_bad_args(tmp_path, capsys, args, needle):
     code = main(["synth", "--out", str(tmp_path / "o"), *args])
@@ -277,3 +279,29 @@ def test_random_hands_with_wilds_are_rugao_wins_and_without_them_unchanged():
     d = random_winning_hand(random.Random(7), "nantong-double", p_seq=0.5)
     assert d["jiang"] == ["2b", "5t"] and d["win"] == {"card": "5t", "self_drawn": False}
     assert d["concealed"][:6] == ["5t", "3t", "3w", "2w", "1w", "4t"]
+
+
+def test_xi_er_hand_scenes_hold_bonus_extras_and_score_to_their_totals(tmp_path):
+    """--rulesets nantong-single+xi_er: nantong-single hands with R7's 喜儿 option, holding 0–2 extras as bonus cards
+    besides their groups, laid together in the hand; each scores to its total with the option (喜儿 points, or 穷狠's
+    doubling when none is held) and the scene's cards are the hand's."""
+    job = Job(str(tmp_path / "xi"), "hands", 12, 8, ("classic",), None, 0.0, 640, 480, rulesets=("nantong-single+xi_er",))
+    gts = _render(job)
+    extras = {"fu", "lu", "shou", "xi", "cai"}
+    assert any(extras & set(gt["hand"]["concealed"]) for gt in gts)
+    for gt in gts:
+        hand = gt["hand"]
+        res = score_dict(hand)
+        assert hand["ruleset"] == "nantong-single" and hand["options"] == {"xi_er": True}
+        assert res.is_win and res.total == gt["expected_total"]
+        held = sum(c in extras for c in hand["concealed"])
+        assert any(i.key == ("xi_er" if held else "qiong_hen_x2") for i in res.items)
+        assert Counter(c["code"] for c in gt["cards"]) == Counter(hand["concealed"] + [c for g in hand["declared"]
+                                                                                       for c in g["cards"]] + hand["jiang"])
+        assert hand["win"]["card"] not in extras
+    import random
+
+    from scoring.random_hands import random_winning_hand
+
+    with pytest.raises(ValueError, match="nantong-single"):
+        random_winning_hand(random.Random(1), "nantong-double", xi_er=1)

@@ -48,7 +48,7 @@ class Job:
     width: int
     height: int
     quality: tuple[int, int] = (60, 95)
-    rulesets: tuple[str, ...] = ()  # hands: drawn among these (rugao with 0–2 wild cards); () nantong, 3 double to 1 single
+    rulesets: tuple[str, ...] = ()  # hands: drawn among these (rugao with 0–2 wild cards; XI_ER); () nantong, 3 double to 1 single
 
 
 def _atomic_write(path: Path, data: bytes) -> None:
@@ -85,6 +85,9 @@ def _pool_size(n: int) -> int:
     return max(8, n // 6)
 
 
+XI_ER = "xi_er"  # --rulesets nantong-single+xi_er: hands with R7's 喜儿 option, holding 0–2 extras as bonus cards
+
+
 def _laid_groups(melds: list, concealed: list[str]) -> list[list[str]]:
     """The concealed cards as the groups of a reading (scoring Meld, in order) hold them. A group a wild card completes
     lists the kind it stands for (3w 4w 5w for 3w 福 5w): there the hand's own cards are taken and the wild laid in
@@ -114,9 +117,10 @@ def _scene_spec(job: Job, rng: random.Random) -> tuple[SceneSpec, dict[str, Any]
     if job.kind == "classify":
         frac = 1 / rng.uniform(10, 26)
     if job.kind == "hands":
-        ruleset = rng.choice(list(job.rulesets) or ["nantong-double"] * 3 + ["nantong-single"])
+        ruleset, _, option = rng.choice(list(job.rulesets) or ["nantong-double"] * 3 + ["nantong-single"]).partition("+")
         wilds = rng.choice([0, 1, 1, 2]) if ruleset == "rugao" else 0
-        d = random_winning_hand(rng, ruleset, p_seq=rng.choice([0.2, 0.5, 0.8]), wilds=wilds)
+        bonus = rng.choice([0, 1, 1, 2]) if option == XI_ER else None
+        d = random_winning_hand(rng, ruleset, p_seq=rng.choice([0.2, 0.5, 0.8]), wilds=wilds, xi_er=bonus)
         from scoring import score_dict
 
         res = score_dict(d)
@@ -124,7 +128,10 @@ def _scene_spec(job: Job, rng: random.Random) -> tuple[SceneSpec, dict[str, Any]
         # completes lists the kind it stands for, so the wild is laid in its place
         melds = [m for m in res.best.melds if m.how == "concealed"]
         rng.shuffle(melds)
-        cards = [c for g in _laid_groups(melds, d["concealed"]) for c in g]
+        groups = _laid_groups(melds, d["concealed"][:len(d["concealed"]) - (bonus or 0)])
+        if bonus:  # the 喜儿 held lie together among the groups
+            groups.insert(rng.randrange(len(groups) + 1), d["concealed"][-bonus:])
+        cards = [c for g in groups for c in g]
         declared = [g["cards"] for g in d["declared"]]
         spec = SceneSpec(w, h, rng.choice(["row", "stair", "stair", "fan"]), cards, declared, list(d["jiang"]), frac,
                          distractors=rng.choice([0, 0, 1, 2]), face_down=0)
@@ -253,8 +260,12 @@ def prepare(job: Job, force: bool = False) -> None:
     if job.rulesets and job.kind != "hands":
         raise SynthError("--rulesets is for --kind hands.")
     for r in job.rulesets:
-        if r not in RULESETS:
-            raise SynthError(f"Unknown ruleset {r!r}; rulesets are {', '.join(RULESETS)}.")
+        name, plus, option = r.partition("+")
+        if name not in RULESETS:
+            raise SynthError(f"Unknown ruleset {name!r}; rulesets are {', '.join(RULESETS)}.")
+        if plus and (name, option) != ("nantong-single", XI_ER):
+            raise SynthError(f"{r!r}: the one option a drawn hand can have is nantong-single's 喜儿, "
+                             f"'nantong-single+{XI_ER}'.")
     meta = {"kind": job.kind, "seed": job.seed, "styles": list(job.styles), "faces": job.faces, "version": VERSION,
             "width": job.width, "height": job.height, "val_frac": job.val_frac} | (
         {"rulesets": list(job.rulesets)} if job.rulesets else {})

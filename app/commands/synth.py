@@ -24,7 +24,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="share of images in the val split: every round(1/F)-th photo, at most every second (default 0.1)")
     p.add_argument("--size", default="1280x960", help="image size WxH (landscape; portrait scenes swap it)")
     p.add_argument("--rulesets", help="--kind hands: draw the hands among these rulesets, comma-separated (rugao: with 0–2 "
-                   "wild cards 福禄寿禧财 in the hand); default nantong-double and nantong-single, 3 to 1")
+                   "wild cards 福禄寿禧财 in the hand; nantong-single+xi_er: with the 喜儿 option, 0–2 extras held as bonus cards); "
+                   "default nantong-double and nantong-single, 3 to 1")
     p.add_argument("--force", action="store_true", help="write into a non-empty folder made otherwise")
 
 
