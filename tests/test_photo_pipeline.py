@@ -649,6 +649,24 @@ def _two_row_hand(gap: float) -> Recognition:
     return Recognition(1280, 960, cards)
 
 
+def test_a_row_of_groups_that_makes_no_win_as_declared_groups_is_read_as_a_row_of_the_hand():
+    """A second row of the hand sorted into hh×3 5b×3 3b×3, the fourth hh in the first row: as three pongs on the
+    table the hand is no legal win; as a row of the hand it is (hh×4 后摸), and that reading is taken with a check:
+    warning, repairs on or off (hands_xier 000102 from its true cards: 30 instead of 90)."""
+    first = "3w 3w 5w 6w 7w 6w 7w 8w 2t 3t 4t hh".split()
+    second = "hh hh hh 5b 5b 5b 3b 3b 3b".split()
+    cards = [_card(c, 300 + k * 22.0, 100) for k, c in enumerate(first)]
+    cards += [_card(c, 300 + k * 22.0, 100 + H + 30) for k, c in enumerate(second)]
+    cards += [_card("7t", 300 + k * (W + 4), 650) for k in range(4)] + [_card("7w", 40, 200)]
+    ctx = PhotoContext(ruleset="nantong-single", win="hh", self_drawn=True)
+    for repair_on in (True, False):
+        ps = score_recognition(Recognition(1280, 960, cards), ctx, repair_on=repair_on)
+        assert ps.result.is_win and sorted(ps.hand["concealed"]).count("hh") == 4
+        said = [w for w in ps.warnings if w.key == "check_row_in_hand"]
+        assert len(said) == 1 and said[0].values["n"] == 9 and not ps.repair.changes
+    assert [d["cards"][0] for d in ps.hand["declared"]] == ["7t"]
+
+
 def test_a_row_of_the_hand_read_as_declared_groups_is_named_as_part_of_the_hand():
     """A second row of the hand made of runs of equal cards is read as declared groups laid close together, which
     scores less (R9: the photo's defaults never over-score); when the runs lie as evenly as the cards in them, a
