@@ -4,6 +4,7 @@ repair and scoring; bad image files give one sentence."""
 import io
 import json
 import random
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -1034,22 +1035,29 @@ def test_a_second_card_read_as_a_wild_the_hand_holds_is_counted_as_one_it_lacks_
     assert sorted(c for c in ps.hand["concealed"] if c in ("fu", "xi")) == ["fu", "xi"]
 
 
+XI_ER = PhotoContext(ruleset="nantong-single", options={"xi_er": True}, win="2b", self_drawn=True)
+
+
+def _single_hand(held: list[str], doubtful: Card, jiang: str) -> list[Card]:
+    """A nantong-single win (1t–9t, 2w–7w, 6b–8b, 2b 2b and a 3b pong on the table) holding the extras ``held``, then
+    the card ``doubtful`` (its corners are set here) last in the row, and the 将 ``jiang`` set apart."""
+    hand = "1t 2t 3t 4t 5t 6t 7t 8t 9t 2w 3w 4w 5w 6w 7w 6b 7b 8b 2b 2b".split() + held
+    cards = [_card(c, 100 + k * 1.1 * W, 100) for k, c in enumerate(hand)]
+    cards.append(replace(doubtful, quad=_card(doubtful.code, 100 + len(hand) * 1.1 * W, 100).quad))
+    cards += [_card("3b", 100 + k * 1.1 * W, 100 + 2 * H) for k in range(3)]
+    return cards + [_card(jiang, 100, 100 + 4 * H)]
+
+
 def test_a_second_card_read_as_an_extra_the_hand_holds_is_counted_as_one_it_lacks_with_xi_er():
     """R7's 喜儿 option (nantong-single): the extras are bonus cards counted by how many are held, one of each in the
     deck, so which one a card is changes no total. Two cards read 福 (one a misread 喜) are counted as 福 and 喜, with
     a note, and the total is the one of the true cards; without the option an extra in the hand is refused."""
-    hand = "1t 2t 3t 4t 5t 6t 7t 8t 9t 2w 3w 4w 5w 6w 7w 6b 7b 8b 2b 2b fu".split()
-    cards = [_card(c, 100 + k * 1.1 * W, 100) for k, c in enumerate(hand)]
-    cards.append(Card("fu", 0.8, [("fu", 0.8), ("xi", 0.15), ("3t", 0.05)], _card("fu", 100 + 21 * 1.1 * W, 100).quad, 0.9))
-    cards += [_card("3b", 100 + k * 1.1 * W, 100 + 2 * H) for k in range(3)]
-    cards.append(_card("hh", 100, 100 + 4 * H))
-    ctx = PhotoContext(ruleset="nantong-single", options={"xi_er": True}, win="2b", self_drawn=True)
-    ps = score_recognition(Recognition(3000, 1200, cards), ctx, repair_on=False)
+    cards = _single_hand(["fu"], Card("fu", 0.8, [("fu", 0.8), ("xi", 0.15), ("3t", 0.05)], [], 0.9), "hh")
+    ps = score_recognition(Recognition(3000, 1200, cards), XI_ER, repair_on=False)
     said = [w for w in ps.warnings if w.key == "xier_alike"]
     assert len(said) == 1 and said[0].values["old"] == "fu" and said[0].values["new"] == "xi" and "(R7)" in said[0]
-    true = [c if k != 21 else _card("xi", *c.quad[0]) for k, c in enumerate(cards)]
-    right = score_recognition(Recognition(3000, 1200, true), ctx)
-    assert ps.result.is_win and ps.result.total == right.result.total
+    true = _single_hand(["fu"], _card("xi", 0, 0), "hh")
+    assert ps.result.is_win and ps.result.total == score_recognition(Recognition(3000, 1200, true), XI_ER).result.total
     assert [i.points for i in ps.result.items if i.key == "xi_er"] == [30]  # two 喜儿 held
     with pytest.raises(PhotoError):
         score_recognition(Recognition(3000, 1200, true), PhotoContext(ruleset="nantong-single", win="2b", self_drawn=True),
@@ -1059,13 +1067,8 @@ def test_a_second_card_read_as_an_extra_the_hand_holds_is_counted_as_one_it_lack
 def test_a_card_read_as_the_extra_flipped_as_jiang_is_counted_as_another_with_xi_er():
     """The flipped 将 is the deck's one 福 (R7: a 喜儿 flip doubles the 喜儿 points): a card of the hand read 福 as well
     is another extra misread, counted as one neither holds, with a note; before, 'too many fu' and no total."""
-    hand = "1t 2t 3t 4t 5t 6t 7t 8t 9t 2w 3w 4w 5w 6w 7w 6b 7b 8b 2b 2b".split()
-    cards = [_card(c, 100 + k * 1.1 * W, 100) for k, c in enumerate(hand)]
-    cards.append(Card("fu", 0.7, [("fu", 0.7), ("shou", 0.2), ("3t", 0.1)], _card("fu", 100 + 20 * 1.1 * W, 100).quad, 0.9))
-    cards += [_card("3b", 100 + k * 1.1 * W, 100 + 2 * H) for k in range(3)]
-    cards.append(_card("fu", 100, 100 + 4 * H))
-    ctx = PhotoContext(ruleset="nantong-single", options={"xi_er": True}, win="2b", self_drawn=True)
-    ps = score_recognition(Recognition(3000, 1200, cards), ctx, repair_on=False)
+    cards = _single_hand([], Card("fu", 0.7, [("fu", 0.7), ("shou", 0.2), ("3t", 0.1)], [], 0.9), "fu")
+    ps = score_recognition(Recognition(3000, 1200, cards), XI_ER, repair_on=False)
     said = [w for w in ps.warnings if w.key == "xier_alike"]
     assert len(said) == 1 and said[0].values["new"] == "shou" and "flipped as 将" in said[0]
     assert ps.hand["jiang"] == ["fu"] and "shou" in ps.hand["concealed"]

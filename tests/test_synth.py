@@ -12,7 +12,7 @@ import pytest
 
 from app.cli import main
 from scoring import score_dict
-from scoring.cards import CODES, N_PLAIN
+from scoring.cards import CODES, EXTRAS, N_PLAIN
 from vision.faces import FACE_H, FACE_W, FaceSource, random_style, render_face
 from vision.geometry import box_error, fold, jitter_quad, quad_iou, rectify, swap_ends
 from vision.scene import SceneSpec, _paste, compose, random_cards
@@ -246,18 +246,30 @@ def test_scrambled_heads_show_no_numeral_and_only_when_asked_for():
     assert np.array_equal(face[h // 3: 2 * h // 3], plain_face[h // 3: 2 * h // 3])
 
 
+def _hand_scenes(tmp_path, seed: int, ruleset: str) -> tuple[Job, list[dict]]:
+    """8 hand scenes drawn in ``ruleset`` (a --rulesets name), some of them holding extras."""
+    job = Job(str(tmp_path / "hands"), "hands", seed, 8, ("classic",), None, 0.0, 640, 480, rulesets=(ruleset,))
+    gts = _render(job)
+    assert any(set(EXTRAS) & set(gt["hand"]["concealed"]) for gt in gts)
+    return job, gts
+
+
+def _cards_are_the_hands(gt: dict) -> bool:
+    """The scene's cards are its hand's: concealed, declared and 将."""
+    hand = gt["hand"]
+    return Counter(c["code"] for c in gt["cards"]) == Counter(hand["concealed"] + hand["jiang"]
+                                                              + [c for g in hand["declared"] for c in g["cards"]])
+
+
 def test_rugao_hand_scenes_lay_their_wild_cards_and_score_to_their_totals(tmp_path):
     """--rulesets rugao: hands with 0–2 wild cards 福禄寿禧财 (R8); each wild is laid in the group it completes and
     the scene's cards are the hand's, wilds included; the nantong draws are those of before (a rugao run is apart)."""
-    job = Job(str(tmp_path / "rugao"), "hands", 11, 8, ("classic",), None, 0.0, 640, 480, rulesets=("rugao",))
-    gts = _render(job)
-    wild = {"fu", "lu", "shou", "xi", "cai"}
-    assert any(wild & set(gt["hand"]["concealed"]) for gt in gts)
+    job, gts = _hand_scenes(tmp_path, 11, "rugao")
+    wild = set(EXTRAS)
     for gt in gts:
         hand = gt["hand"]
         assert hand["ruleset"] == "rugao" and score_dict(hand).total == gt["expected_total"] and score_dict(hand).is_win
-        expected = Counter(hand["concealed"] + [c for g in hand["declared"] for c in g["cards"]] + hand["jiang"])
-        assert Counter(c["code"] for c in gt["cards"]) == expected
+        assert _cards_are_the_hands(gt)
         assert hand["win"]["card"] not in wild
     with pytest.raises(SynthError, match="other settings"):  # the same folder with the nantong draws
         prepare(Job(job.out, "hands", 11, 8, ("classic",), None, 0.0, 640, 480))
@@ -285,10 +297,8 @@ def test_xi_er_hand_scenes_hold_bonus_extras_and_score_to_their_totals(tmp_path)
     """--rulesets nantong-single+xi_er: nantong-single hands with R7's 喜儿 option, holding 0–2 extras as bonus cards
     besides their groups, laid together in the hand; each scores to its total with the option (喜儿 points, or 穷狠's
     doubling when none is held) and the scene's cards are the hand's."""
-    job = Job(str(tmp_path / "xi"), "hands", 12, 8, ("classic",), None, 0.0, 640, 480, rulesets=("nantong-single+xi_er",))
-    gts = _render(job)
-    extras = {"fu", "lu", "shou", "xi", "cai"}
-    assert any(extras & set(gt["hand"]["concealed"]) for gt in gts)
+    _, gts = _hand_scenes(tmp_path, 12, "nantong-single+xi_er")
+    extras = set(EXTRAS)
     for gt in gts:
         hand = gt["hand"]
         res = score_dict(hand)
@@ -296,8 +306,7 @@ def test_xi_er_hand_scenes_hold_bonus_extras_and_score_to_their_totals(tmp_path)
         assert res.is_win and res.total == gt["expected_total"]
         held = sum(c in extras for c in hand["concealed"])
         assert any(i.key == ("xi_er" if held else "qiong_hen_x2") for i in res.items)
-        assert Counter(c["code"] for c in gt["cards"]) == Counter(hand["concealed"] + [c for g in hand["declared"]
-                                                                                       for c in g["cards"]] + hand["jiang"])
+        assert _cards_are_the_hands(gt)
         assert hand["win"]["card"] not in extras
     import random
 
