@@ -9,6 +9,7 @@ import hashlib
 import os
 import random
 import string
+from typing import Any
 
 import cv2
 import numpy as np
@@ -20,7 +21,7 @@ from app.tally import Tally, TallyError, check_code
 from scoring import HandError, build_hand, score_hand
 from scoring.cards import CODES, N_PLAIN, NAMES_ZH
 from scoring.hand import HOW_ZH, declared_hows
-from scoring.rulesets import EVENTS, RULESETS, get_ruleset
+from scoring.rulesets import EVENTS, OPTION_ZH, OPTIONS, RULESETS, get_ruleset, options_of
 from scoring.score import TYPE_EN, TYPE_ZH
 from vision.imageio import READ_SIDE, ImageError, read_photo
 from vision.layout import split_table
@@ -75,6 +76,8 @@ def main() -> None:
             st.session_state.table_default = st.query_params.get("table") or fresh
         table = st.text_input(t("table_code", lang), value=st.session_state.table_default, help=t("table_help", lang), key="table_code")
         ruleset = st.selectbox(t("ruleset", lang), list(RULESETS), key="ruleset")
+        with st.expander(t("rule_options", lang)):
+            options = rule_options(ruleset, lang)
         n_jiang = get_ruleset(ruleset).n_jiang
         jiang = st.multiselect(t("jiang", lang), list(CODES[:N_PLAIN]), format_func=card_label, max_selections=n_jiang,
                                placeholder=t("choose", lang),
@@ -99,12 +102,27 @@ def main() -> None:
         if len(data) > MAX_UPLOAD_MB * 2**20:
             st.error(t("too_big", lang, mb=MAX_UPLOAD_MB))
             st.stop()
-        winner_total = photo_section(data, lang, jiang, ruleset, n_jiang, model_path)
-    others = others_section(lang, ruleset, jiang)
+        winner_total = photo_section(data, lang, jiang, ruleset, options, n_jiang, model_path)
+    others = others_section(lang, ruleset, options, jiang)
     tally_section(lang, table, winner_total, others)
 
 
-def photo_section(data: bytes, lang: str, jiang: list[str], ruleset: str, n_jiang: int, model_path: str | None) -> int | None:
+def rule_options(ruleset: str, lang: str) -> dict[str, Any]:
+    """The ruleset's options (RULES.md's open questions and R7's customs) as the table plays them: those set otherwise
+    than by default."""
+    chosen = {}
+    for key in options_of(ruleset):
+        allowed, default, doc = OPTIONS[key]
+        label, tip = f"{OPTION_ZH[key]} {key}", doc if lang == "en" else None
+        value = (st.checkbox(label, value=default, key=f"opt_{key}", help=tip) if allowed == (False, True) else
+                 st.selectbox(label, list(allowed), index=list(allowed).index(default), key=f"opt_{key}", help=tip))
+        if value != default:
+            chosen[key] = value
+    return chosen
+
+
+def photo_section(data: bytes, lang: str, jiang: list[str], ruleset: str, options: dict[str, Any], n_jiang: int,
+                  model_path: str | None) -> int | None:
     key = hashlib.sha1(data).hexdigest()[:16]
     try:
         img, _ = read_photo(data, name="the photo", min_side=READ_SIDE)  # a large photo read smaller (imageio)
@@ -114,7 +132,7 @@ def photo_section(data: bytes, lang: str, jiang: list[str], ruleset: str, n_jian
     if st.session_state.get("photo_key") != key:
         rec = recognize_array(img, model_path)
         st.session_state.photo_key = key
-        ctx0 = PhotoContext(ruleset=ruleset, jiang=jiang or None)
+        ctx0 = PhotoContext(ruleset=ruleset, jiang=jiang or None, options=options)
         st.session_state.recount = []
         try:
             ps0 = score_recognition(rec, ctx0)
@@ -154,7 +172,8 @@ def photo_section(data: bytes, lang: str, jiang: list[str], ruleset: str, n_jian
                        key="win")
     tsumo = c2.checkbox(t("tsumo", lang), key="tsumo")
     dealer = c3.checkbox(t("dealer", lang), key="dealer")
-    events = st.multiselect(t("events", lang), [e for e in EVENTS if e != "qiong_hen"], format_func=lambda e: f"{EVENT_ZH[e]} {e}",
+    events = st.multiselect(t("events", lang), [e for e in EVENTS if e != "qiong_hen" or options.get("qiong_hen")],
+                            format_func=lambda e: f"{EVENT_ZH[e]} {e}",
                             placeholder=t("choose", lang), key="events")
     how = {}
     flipped = jiang or [cards[i].code for i in lay.jiang]
@@ -165,8 +184,8 @@ def photo_section(data: bytes, lang: str, jiang: list[str], ruleset: str, n_jian
             continue
         how[code] = st.selectbox(f"{t('how', lang)}: {NAMES_ZH[code]}×{len(g)}", opts, key=f"how_{gi}_{code}",
                                  format_func=lambda h: f"{HOW_ZH[h]} {h}")
-    ctx = PhotoContext(ruleset=ruleset, jiang=jiang or None, win=None if win == "?" else win, self_drawn=tsumo, dealer=dealer,
-                       events=events, declared_how=how)
+    ctx = PhotoContext(ruleset=ruleset, jiang=jiang or None, options=options, win=None if win == "?" else win, self_drawn=tsumo,
+                       dealer=dealer, events=events, declared_how=how)
     try:
         ps = score_layout(rec2, lay, ctx, 0 if changed else CODE_CHANGES)
     except (PhotoError, HandError) as e:
@@ -201,7 +220,7 @@ def _show_result(ps, res, lang: str, img: np.ndarray, cards: list[Card]) -> None
     st.image(cv2.cvtColor(annotate(img, rec2, labels, groups), cv2.COLOR_BGR2RGB), width="stretch")
 
 
-def others_section(lang: str, ruleset: str, jiang: list[str]) -> list[int]:
+def others_section(lang: str, ruleset: str, options: dict[str, Any], jiang: list[str]) -> list[int]:
     st.subheader(t("others", lang))
     pts = []
     for p in (2, 3):
@@ -210,7 +229,7 @@ def others_section(lang: str, ruleset: str, jiang: list[str]) -> list[int]:
             pts.append(0)
             continue
         try:
-            res = score_hand(build_hand(concealed=text, jiang=jiang, ruleset=ruleset))
+            res = score_hand(build_hand(concealed=text, jiang=jiang, ruleset=ruleset, options=options))
         except HandError as e:
             st.error(say(e, lang))
             pts.append(0)

@@ -46,6 +46,17 @@ OPTIONS: dict[str, tuple[tuple[Any, ...], Any, str]] = {
     ),
 }
 
+# the options that belong to some rulesets only (the others apply to every ruleset), and their Chinese names
+OPTION_RULESETS = {"wild_groups": ("rugao",), "qiong_hen": ("nantong-single",), "xi_er": ("nantong-single",)}
+OPTION_ZH = {"bazi_outside_qing": "把子", "discard_triplet": "点炮成坎", "wild_groups": "百搭成组", "qiong_hen": "穷狠",
+             "xi_er": "喜儿"}
+
+
+def options_of(ruleset: str) -> list[str]:
+    """The options a ruleset takes (OPTIONS' order)."""
+    return [k for k in OPTIONS if ruleset in OPTION_RULESETS.get(k, (ruleset,))]
+
+
 EVENTS = ("tian_cheng", "di_hu", "tian_ting", "zhe_zhuang", "hai_di", "gang_kai", "qiong_hen")
 
 
@@ -72,10 +83,9 @@ class Ruleset:
             if value not in allowed:
                 raise HandError(f"Option {key!r} must be one of {list(allowed)}, not {value!r}.")
             merged[key] = value
-        if merged.get("xi_er") and self.name != "nantong-single":
-            raise HandError("The 喜儿 option (xi_er) belongs to the nantong-single ruleset.")
-        if merged.get("qiong_hen") and self.name != "nantong-single":
-            raise HandError("The 穷狠 option (qiong_hen) belongs to the nantong-single ruleset.")
+        for key, value in merged.items():  # one that is not its default, on a ruleset it does not belong to
+            if value != OPTIONS[key][1] and key not in options_of(self.name):
+                raise HandError(f"The {OPTION_ZH[key]} option ({key}) belongs to the {' or '.join(OPTION_RULESETS[key])} ruleset.")
         return replace(self, options=MappingProxyType(merged))
 
     @property

@@ -244,3 +244,18 @@ def test_a_declared_group_of_a_flipped_kind_can_be_said_concealed_or_dealt(app_e
     at.run()
     assert not at.exception
     assert _total(at) > pong_total
+
+
+def test_the_rulesets_options_are_on_the_page_and_count(app_env):
+    """A table playing R7's 喜儿 (nantong-single) says so on the page: hand_0 holds no extra, so with the option on its
+    total doubles (穷狠, R7); the option is offered only for the ruleset it belongs to."""
+    at = _new()
+    assert not [c for c in at.checkbox if c.key == "opt_xi_er"]  # nantong-double first: no 喜儿
+    at.selectbox(key="ruleset").set_value("nantong-single")
+    at.run()
+    _upload(at, "hand.jpg", (SAMPLES / "hand_0.jpg").read_bytes())
+    plain = _total(at)
+    at.checkbox(key="opt_xi_er").set_value(True)
+    at.run()
+    assert not at.exception
+    assert plain and _total(at) == 2 * plain

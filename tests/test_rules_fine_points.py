@@ -1,6 +1,9 @@
 """R6–R8 and R11 fine points, rulesets and the open-question options."""
 
-from scoring import build_hand, score_hand
+import pytest
+
+from scoring import HandError, build_hand, score_hand
+from scoring.rulesets import get_ruleset
 
 
 def score(**kw):
@@ -137,3 +140,15 @@ def test_tian_cheng_without_win_card():
     res = score(concealed="333w 333b 123t 456t 789t 456w 789w 9w 9w", jiang="3b 3t", from_deal="3b",
                 events=["tian_cheng"])
     assert res.total == 200
+
+
+def test_an_option_set_on_a_ruleset_it_does_not_belong_to_is_refused_in_one_sentence():
+    from scoring.rulesets import options_of
+
+    assert options_of("nantong-double") == ["bazi_outside_qing", "discard_triplet"]
+    assert "xi_er" in options_of("nantong-single") and "wild_groups" in options_of("rugao")
+    for ruleset, opts in (("rugao", {"xi_er": True}), ("nantong-double", {"qiong_hen": True}),
+                          ("nantong-single", {"wild_groups": "no_points"})):
+        with pytest.raises(HandError, match="option .* belongs to the"):
+            get_ruleset(ruleset, opts)
+    assert get_ruleset("nantong-double", {"wild_groups": "natural"}).option("wild_groups") == "natural"  # its default
