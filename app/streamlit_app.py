@@ -78,8 +78,11 @@ def main() -> None:
         ruleset = st.selectbox(t("ruleset", lang), list(RULESETS), key="ruleset")
         with st.expander(t("rule_options", lang)):
             options = rule_options(ruleset, lang)
-        n_jiang = get_ruleset(ruleset).n_jiang
-        jiang = st.multiselect(t("jiang", lang), list(CODES[:N_PLAIN]), format_func=card_label, max_selections=n_jiang,
+        rs = get_ruleset(ruleset, options)
+        n_jiang = rs.n_jiang
+        # an extra may be flipped where the deck has them (R7's 喜儿 flip, rugao's wilds)
+        jiang = st.multiselect(t("jiang", lang), list(CODES if rs.uses_extras else CODES[:N_PLAIN]), format_func=card_label,
+                               max_selections=n_jiang,
                                placeholder=t("choose", lang),
                                help=t("jiang_help", lang), key="jiang")
     st.title(t("title", lang))
