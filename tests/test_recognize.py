@@ -129,6 +129,18 @@ def test_score_photo_cli(capsys, n):
     assert code == 0 and d["total"] == gt["expected_total"] and d["is_win"]
 
 
+def test_score_photo_cli_takes_ruleset_options(capsys):
+    """--option KEY=VALUE over the context's, as score-hand takes them: hand_5 (nantong-single) holds no extra, so with
+    R7's 喜儿 its total doubles (穷狠); an option of another ruleset, or one without a value, is one sentence."""
+    args = ["score", str(SAMPLES / "hand_5.jpg"), "--context", str(SAMPLES / "hand_5.json"), "--json"]
+    assert main(args + ["--option", "xi_er=on"]) == 0
+    assert json.loads(capsys.readouterr().out)["total"] == 2 * _gt(5)["expected_total"]
+    for bad, needle in (("wild_groups=no_points", "belongs to the rugao ruleset"), ("xi_er", "KEY=VALUE")):
+        assert main(args + ["--option", bad]) == 2
+        err = capsys.readouterr().err
+        assert needle in err and err.count("\n") == 1
+
+
 def test_a_heic_photo_turned_by_its_exif_is_scored_as_the_jpeg(tmp_path, capsys):
     """An iPhone's HEIC, held upright (EXIF orientation 6, stored turned): read as the user sees it, its cards'
     corners in those pixels, and scored as the same photo in JPEG."""

@@ -44,7 +44,7 @@ def _option_value(text: str):
     return text
 
 
-def _parse_options(pairs: list[str]) -> dict:
+def parse_options(pairs: list[str]) -> dict:
     out = {}
     for pair in pairs:
         if "=" not in pair:
@@ -77,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
         win = None if args.win in (None, "any") else args.win
         is_win = True if args.win == "any" else None
         hand = build_hand(concealed=args.notation, jiang=args.jiang, declared=declared,
-                          ruleset=args.ruleset, options=_parse_options(args.option),
+                          ruleset=args.ruleset, options=parse_options(args.option),
                           from_deal=args.from_deal, win=win, is_win=is_win, self_drawn=args.tsumo,
                           dealer=args.dealer, events=args.event)
         res = score_hand(hand, args.all)

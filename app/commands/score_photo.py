@@ -7,11 +7,12 @@ import json
 import sys
 from pathlib import Path
 
-from scoring.rulesets import EVENTS, RULESETS
+from scoring.rulesets import EVENTS, OPTIONS, RULESETS
 from vision import DEFAULT_MODEL_NAME
 
 from ..cli import UserError
 from ..render_text import render_result
+from .score_hand import parse_options
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -22,6 +23,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dealer", action="store_true")
     p.add_argument("--event", action="append", default=[], choices=EVENTS)
     p.add_argument("--ruleset", choices=list(RULESETS))
+    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                   help="ruleset option (over the context's): " + ", ".join(OPTIONS))
     p.add_argument("--not-win", action="store_true", help="score the hand as one that did not win (group points)")
     p.add_argument("--context", metavar="HAND.json", help="a hand file whose context applies (its card lists are ignored)")
     p.add_argument("--no-repair", action="store_true", help="never change a card with the classifier's alternatives")
@@ -55,6 +58,8 @@ def build_context(args: argparse.Namespace):
         ctx = PhotoContext.from_hand_file(d)
     if args.ruleset:
         ctx.ruleset = args.ruleset
+    if args.option:
+        ctx.options = {**ctx.options, **parse_options(args.option)}
     if args.jiang:
         ctx.jiang = parse_cards(args.jiang)
     if args.win:
