@@ -128,9 +128,10 @@ def _scene_spec(job: Job, rng: random.Random) -> tuple[SceneSpec, dict[str, Any]
         # completes lists the kind it stands for, so the wild is laid in its place
         melds = [m for m in res.best.melds if m.how == "concealed"]
         rng.shuffle(melds)
-        groups = _laid_groups(melds, d["concealed"][:len(d["concealed"]) - (bonus or 0)])
-        if bonus:  # the 喜儿 held lie together among the groups
-            groups.insert(rng.randrange(len(groups) + 1), d["concealed"][-bonus:])
+        held = [c for c in d["concealed"] if c in EXTRAS] if bonus else []  # 喜儿: bonus cards, in no group
+        groups = _laid_groups(melds, [c for c in d["concealed"] if c not in held])
+        if held:  # the 喜儿 held lie together among the groups
+            groups.insert(rng.randrange(len(groups) + 1), held)
         cards = [c for g in groups for c in g]
         declared = [g["cards"] for g in d["declared"]]
         spec = SceneSpec(w, h, rng.choice(["row", "stair", "stair", "fan"]), cards, declared, list(d["jiang"]), frac,
