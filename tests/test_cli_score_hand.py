@@ -94,3 +94,16 @@ def test_a_reader_that_stops_reading_gets_no_traceback():
     proc.stdout.close()  # before it writes a line
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=60) == 141 and "Traceback" not in err, err
+
+
+def test_every_option_of_every_command_says_what_it_does():
+    """`changpai COMMAND --help` explains each argument: none is listed bare."""
+    import argparse
+
+    from app.cli import build_parser
+
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    bare = {name: [a.option_strings[0] if a.option_strings else a.dest for a in sp._actions
+                   if a.dest != "help" and not a.help]
+            for name, sp in sub.choices.items()}
+    assert {name: args for name, args in bare.items() if args} == {}

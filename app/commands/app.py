@@ -15,12 +15,12 @@ from ..cli import UserError
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--host", default="0.0.0.0", help="address to listen on (0.0.0.0: every phone on the network)")
-    p.add_argument("--port", type=int, default=8501)
+    p.add_argument("--port", type=int, default=8501, help="port to serve on (default 8501)")
     p.add_argument("--db", help="tally database file (default ~/.changpai/tally.sqlite3)")
     p.add_argument("--model", help=f"model folder (default models/{DEFAULT_MODEL_NAME})")
     p.add_argument("--cert", help="TLS certificate (PEM) for HTTPS: phone browsers allow the camera only over HTTPS")
     p.add_argument("--key", help="TLS private key (PEM)")
-    p.add_argument("--max-upload-mb", type=int, default=25)
+    p.add_argument("--max-upload-mb", type=int, default=25, help="largest photo the page takes, in MB (default 25)")
 
 
 def command(args: argparse.Namespace) -> list[str]:

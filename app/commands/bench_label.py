@@ -9,10 +9,10 @@ import os
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("dir", help="a `changpai synth` folder (images + gt/)")
-    p.add_argument("--n", type=int, default=60)
-    p.add_argument("--workers", type=int, default=os.cpu_count() or 1)
-    p.add_argument("--model")
-    p.add_argument("--json", metavar="OUT")
+    p.add_argument("--n", type=int, default=60, help="synthetic photos to label (default 60)")
+    p.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes (default: one per core)")
+    p.add_argument("--model", help="model folder (default: the released one)")
+    p.add_argument("--json", metavar="OUT", help="also write the figures to this JSON file")
 
 
 def run(args: argparse.Namespace) -> int:

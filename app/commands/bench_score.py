@@ -8,7 +8,7 @@ import argparse
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--hands", type=int, default=2000, help="random winning hands per run")
     p.add_argument("--repeats", type=int, default=5, help="runs; the median is reported")
-    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--seed", type=int, default=1, help="seed of the random hands (default 1)")
     p.add_argument("--json", metavar="OUT", help="also write the figures to this JSON file")
 
 

@@ -13,10 +13,10 @@ import time
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--n", type=int, default=60, help="scenes per run")
-    p.add_argument("--repeats", type=int, default=3)
-    p.add_argument("--workers", type=int, default=os.cpu_count() or 1)
-    p.add_argument("--size", default="1280x960")
-    p.add_argument("--json", metavar="OUT")
+    p.add_argument("--repeats", type=int, default=3, help="timed runs; the median is reported (default 3)")
+    p.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes (default: one per core)")
+    p.add_argument("--size", default="1280x960", help="image size WxH (default 1280x960)")
+    p.add_argument("--json", metavar="OUT", help="also write the figures to this JSON file")
 
 
 def run(args: argparse.Namespace) -> int:

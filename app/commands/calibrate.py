@@ -16,7 +16,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--faces", help="instead of photos: a folder of face images per code (FACES/<code>/*.jpg)")
     p.add_argument("--base", help=f"model to start from (default models/{DEFAULT_MODEL_NAME})")
     p.add_argument("--scenes", type=int, default=CALIBRATION_SCENES, help="synthetic scenes rendered with your faces")
-    p.add_argument("--epochs", type=int, default=4)
+    p.add_argument("--epochs", type=int, default=4, help="classifier epochs on the deck's crops (default 4)")
     p.add_argument("--minutes", type=float, default=CALIBRATION_MINUTES,
                    help="time budget: the fine-tuning is cut to the epochs that fit in it (at least one)")
     p.add_argument("--yes", action="store_true", help="do not ask to confirm the named faces")

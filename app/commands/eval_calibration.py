@@ -21,7 +21,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--scenes", type=int, default=CALIBRATION_SCENES, help="as `changpai calibrate --scenes`")
     p.add_argument("--epochs", type=int, default=4, help="as `changpai calibrate --epochs`")
     p.add_argument("--minutes", type=float, default=CALIBRATION_MINUTES, help="as `changpai calibrate --minutes`")
-    p.add_argument("--json", metavar="OUT")
+    p.add_argument("--json", metavar="OUT", help="also write the report to this JSON file")
 
 
 def run(args: argparse.Namespace) -> int:

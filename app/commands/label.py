@@ -14,8 +14,8 @@ from ..cli import UserError
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("dir", help="folder of photos (searched recursively)")
     p.add_argument("--out", help="output folder (default DIR/labels-changpai)")
-    p.add_argument("--format", default="yolo-obb", choices=["yolo-obb", "coco", "label-studio"])
-    p.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    p.add_argument("--format", default="yolo-obb", choices=["yolo-obb", "coco", "label-studio"], help="label format (default yolo-obb)")
+    p.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes (default: one per core)")
     p.add_argument("--min-conf", type=float, default=0.8, help="cards below this confidence are flagged for review")
     p.add_argument("--model", help=f"model folder (default models/{DEFAULT_MODEL_NAME})")
     p.add_argument("--overwrite", action="store_true", help="replace label files a person edited, and redo done images")

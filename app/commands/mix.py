@@ -16,7 +16,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--detect", action="append", default=[], help="a `--kind detect` folder whose training photos all join "
                    "(repeatable)")
     p.add_argument("--val", required=True, help="synth folder whose val photos measure each epoch")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="seed of the draw (default 0)")
 
 
 def run(args: argparse.Namespace) -> int:

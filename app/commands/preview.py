@@ -9,10 +9,10 @@ from ..cli import UserError
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", default="docs/preview", help="folder for faces.jpg and scenes.jpg")
-    p.add_argument("--styles", default="classic,bold,fine,folk,holdout")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--styles", default="classic,bold,fine,folk,holdout", help="deck style families, comma-separated (default: all five)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the decks and scenes (default 0)")
     p.add_argument("--faces", help="folder of your own deck's faces: FACES/<code>/*.jpg")
-    p.add_argument("--scenes", type=int, default=12)
+    p.add_argument("--scenes", type=int, default=12, help="scenes on the scenes sheet (default 12)")
 
 
 def run(args: argparse.Namespace) -> int:

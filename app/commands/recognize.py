@@ -12,11 +12,11 @@ from ..cli import UserError
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("photo")
+    p.add_argument("photo", help="the photo (JPEG, PNG, HEIC, WebP, BMP or TIFF)")
     p.add_argument("--json", action="store_true", help="print the cards as JSON")
     p.add_argument("--annotate", metavar="OUT.png", help="write the photo with every card drawn and named")
     p.add_argument("--model", help=f"model folder (default models/{DEFAULT_MODEL_NAME})")
-    p.add_argument("--top-k", type=int, default=5)
+    p.add_argument("--top-k", type=int, default=5, help="alternative readings per card (default 5)")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -27,7 +27,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tsumo", action="store_true", help="self-drawn win (自摸)")
     p.add_argument("--dealer", action="store_true", help="the player is the dealer (庄)")
     p.add_argument("--event", action="append", default=[], choices=EVENTS, help="天成 地胡 天听 折庄 海底 杠开 …")
-    p.add_argument("--ruleset", default="nantong-double", choices=list(RULESETS))
+    p.add_argument("--ruleset", default="nantong-double", choices=list(RULESETS), help="rule book variant (default nantong-double)")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                    help="ruleset option: " + ", ".join(OPTIONS))
     p.add_argument("--all", action="store_true", help="list every legal reading")

@@ -16,20 +16,20 @@ from .score_hand import parse_options
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("photo")
+    p.add_argument("photo", help="the photo of the finished hand (JPEG, PNG, HEIC, WebP, BMP or TIFF)")
     p.add_argument("--jiang", help="flipped 将 card(s), e.g. 2t,3w (default: the cards lying apart in the photo)")
     p.add_argument("--win", help="the winning card")
     p.add_argument("--tsumo", action="store_true", help="self-drawn win (自摸)")
-    p.add_argument("--dealer", action="store_true")
-    p.add_argument("--event", action="append", default=[], choices=EVENTS)
-    p.add_argument("--ruleset", choices=list(RULESETS))
+    p.add_argument("--dealer", action="store_true", help="the winner is the dealer (庄)")
+    p.add_argument("--event", action="append", default=[], choices=EVENTS, help="天成 地胡 天听 折庄 海底 杠开 穷狠 (repeatable)")
+    p.add_argument("--ruleset", choices=list(RULESETS), help="rule book variant (default: the context's, else nantong-double)")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                    help="ruleset option (over the context's): " + ", ".join(OPTIONS))
     p.add_argument("--not-win", action="store_true", help="score the hand as one that did not win (group points)")
     p.add_argument("--context", metavar="HAND.json", help="a hand file whose context applies (its card lists are ignored)")
     p.add_argument("--no-repair", action="store_true", help="never change a card with the classifier's alternatives")
     p.add_argument("--model", help=f"model folder (default models/{DEFAULT_MODEL_NAME})")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print JSON: the score-hand result with the cards seen and the repairs")
     p.add_argument("--annotate", metavar="OUT.png", help="write the photo with each card's name and meld")
     p.add_argument("--en", action="store_true", help="English labels")
 

@@ -12,14 +12,14 @@ from ..cli import UserError
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", required=True, help="output folder")
     p.add_argument("--n", type=int, required=True, help="number of images (scenes)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="seed of the decks and scenes (default 0)")
     p.add_argument("--kind", default="detect", choices=["detect", "classify", "hands"],
                    help="detect: scenes + OBB labels; classify: card crops per class; hands: winning-hand scenes + totals")
     p.add_argument("--styles", default="classic,bold,fine,folk",
                    help="deck style families, comma-separated (classic, bold, fine, folk; scrambled: one of those with other "
                         "characters for its numerals; holdout is kept out of training)")
     p.add_argument("--faces", help="folder of your own deck's faces: FACES/<code>/*.jpg")
-    p.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    p.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes (default: one per core)")
     p.add_argument("--val-frac", type=float, default=0.1,
                    help="share of images in the val split: every round(1/F)-th photo, at most every second (default 0.1)")
     p.add_argument("--size", default="1280x960", help="image size WxH (landscape; portrait scenes swap it)")

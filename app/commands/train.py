@@ -10,7 +10,7 @@ from ..cli import UserError
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("what", choices=["detect", "classify", "recover", "prune"])
+    p.add_argument("what", choices=["detect", "classify", "recover", "prune"], help="which network to train")
     p.add_argument("--data", action="append", help="detect: dataset.yaml of `changpai synth --kind detect`; classify: a crops "
                    "folder (repeat --data to train on several); recover: scenes of `changpai synth --kind hands` (repeatable); "
                    "prune: photos (folders of `changpai synth`) the --model reads while its prune net's answers are kept")
@@ -26,9 +26,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "dropped box too (how sure, whether it repeats the code of a kept box it overlaps); it only recovers, "
                    "so its release needs --keep-prune-net")
     p.add_argument("--repeat", default="", help="classify: codes whose training crops count several times, e.g. fu,lu,shou,xi,cai=4")
-    p.add_argument("--epochs", type=int, default=None)
-    p.add_argument("--imgsz", type=int, default=None)
-    p.add_argument("--batch", type=int, default=None)
+    p.add_argument("--epochs", type=int, default=None, help="epochs (default: detect 10, classify 15, recover 12, prune 8)")
+    p.add_argument("--imgsz", type=int, default=None, help="detect, classify: input size in pixels (default 640, 128)")
+    p.add_argument("--batch", type=int, default=None, help="batch size (default: detect 8, classify 64, recover and prune 128)")
     p.add_argument("--name", default=None, help="run name under runs/ (default: detect or classify)")
     p.add_argument("--resume", action="store_true", help="continue the run's last checkpoint")
     p.add_argument("--weights", help="start from these weights (e.g. models/changpai-v5/detector.pt) instead of the model YAML")
