@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import unicodedata
 
+from scoring.hand import MELD_TAG
 from scoring.score import TYPE_EN, TYPE_ZH, ScoreResult
-
-HOW_ZH = {"pong": "碰", "exposed_kong": "明杠", "concealed_kong": "暗杠", "dealt_kong": "起手",
-          "concealed": "手"}
 
 
 def _width(s: str) -> int:
@@ -22,7 +20,7 @@ def render_result(res: ScoreResult, english: bool = False, all_readings: bool = 
     lines = [f"{res.ruleset} · 将 {' '.join(res.jiang)} ({res.jiang_name})"]
     melds = []
     for m in res.best.melds:
-        tag = HOW_ZH.get(m.how, m.how) if m.how != "concealed" else ""
+        tag = MELD_TAG.get(m.how, m.how) if m.how != "concealed" else ""
         melds.append(f"{tag}{m.label}" if tag else m.label)
     if melds:
         lines.append("melds: " + " | ".join(melds))

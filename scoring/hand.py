@@ -12,6 +12,7 @@ from .rulesets import EVENTS, Ruleset, get_ruleset
 
 HOWS = ("pong", "exposed_kong", "concealed_kong", "dealt_kong")
 HOW_ZH = {"pong": "碰", "exposed_kong": "明杠", "concealed_kong": "暗杠(后摸)", "dealt_kong": "起手龙"}
+MELD_TAG = {"pong": "碰", "exposed_kong": "明杠", "concealed_kong": "暗杠", "dealt_kong": "起手"}  # before a meld's cards
 
 
 def group_size(how: str, flips: int) -> int:

@@ -561,7 +561,7 @@ def test_annotated_photos_font_draws_every_mark_of_a_card_label():
     from vision.fonts import UI_FONT, font_path
 
     cmap = TTFont(str(font_path(UI_FONT))).getBestCmap()
-    from vision.pipeline import MELD_TAG
+    from scoring.hand import MELD_TAG
 
     marks = "+×将?" + "".join(MELD_TAG.values()) + "".join(NAMES_ZH.values())
     assert [ch for ch in marks if ord(ch) not in cmap] == []

@@ -17,7 +17,7 @@ import numpy as np
 
 from scoring import HandError
 from scoring.cards import CODES, EXTRAS
-from scoring.hand import declared_hows
+from scoring.hand import MELD_TAG, declared_hows
 from scoring.messages import Msg, message
 from scoring.repair import Candidate, Change, RepairResult, repair
 from scoring.rulesets import Ruleset, get_ruleset
@@ -64,9 +64,6 @@ class PhotoContext:
             declared_how={g["cards"][0]: g.get("how", "pong") for g in d.get("declared") or [] if g.get("cards")},
             is_win=win is not None or "tian_cheng" in (d.get("events") or []),
         )
-
-
-MELD_TAG = {"pong": "碰", "exposed_kong": "明杠", "concealed_kong": "暗杠", "dealt_kong": "起手"}  # on annotated photos
 
 
 @dataclass
