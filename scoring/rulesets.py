@@ -57,6 +57,27 @@ def options_of(ruleset: str) -> list[str]:
     return [k for k in OPTIONS if ruleset in OPTION_RULESETS.get(k, (ruleset,))]
 
 
+def _option_value(text: str) -> Any:
+    low = text.lower()
+    if low in ("true", "yes", "on", "1"):
+        return True
+    if low in ("false", "no", "off", "0"):
+        return False
+    return text
+
+
+def parse_options(pairs: list[str]) -> dict[str, Any]:
+    """Options written KEY=VALUE (the command line's --option), yes/no words as booleans; which keys and values a
+    ruleset takes is get_ruleset's to check."""
+    out = {}
+    for pair in pairs:
+        if "=" not in pair:
+            raise HandError(f"An option is KEY=VALUE, e.g. discard_triplet=pong, not {pair!r}.")
+        k, v = pair.split("=", 1)
+        out[k.strip()] = _option_value(v.strip())
+    return out
+
+
 EVENTS = ("tian_cheng", "di_hu", "tian_ting", "zhe_zhuang", "hai_di", "gang_kai", "qiong_hen")
 
 

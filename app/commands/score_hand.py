@@ -9,7 +9,7 @@ from pathlib import Path
 
 from scoring import build_hand, load_hand_file, score_dict, score_hand
 from scoring.errors import HandError
-from scoring.rulesets import EVENTS, OPTIONS, RULESETS
+from scoring.rulesets import EVENTS, OPTIONS, RULESETS, parse_options
 
 from ..render_text import render_result
 
@@ -33,25 +33,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--all", action="store_true", help="list every legal reading")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--en", action="store_true", help="English labels")
-
-
-def _option_value(text: str):
-    low = text.lower()
-    if low in ("true", "yes", "on", "1"):
-        return True
-    if low in ("false", "no", "off", "0"):
-        return False
-    return text
-
-
-def parse_options(pairs: list[str]) -> dict:
-    out = {}
-    for pair in pairs:
-        if "=" not in pair:
-            raise HandError(f"An option is KEY=VALUE, e.g. discard_triplet=pong, not {pair!r}.")
-        k, v = pair.split("=", 1)
-        out[k.strip()] = _option_value(v.strip())
-    return out
 
 
 def run(args: argparse.Namespace) -> int:

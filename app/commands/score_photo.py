@@ -7,12 +7,11 @@ import json
 import sys
 from pathlib import Path
 
-from scoring.rulesets import EVENTS, OPTIONS, RULESETS
+from scoring.rulesets import EVENTS, OPTIONS, RULESETS, parse_options
 from vision import DEFAULT_MODEL_NAME
 
 from ..cli import UserError
 from ..render_text import render_result
-from .score_hand import parse_options
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
