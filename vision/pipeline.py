@@ -129,8 +129,9 @@ def score_recognition(rec: Recognition, ctx: PhotoContext, repair_on: bool = Tru
         ps, error = None, e
     if ctx.is_win and ps is not None and ps.result is not None and not ps.result.is_win:
         ps = _row_in_hand(ps, ctx) or ps  # how the cards lie, before any card is changed
-    if repair_on and ctx.is_win and (ps is None or _rank(ps, ctx)[:2] != (0, 0)):
-        better = _recount(rec, ctx, mixed=ps is None or _rank(ps, ctx)[0] > 0)
+    rank = None if ps is None else _rank(ps, ctx)
+    if repair_on and ctx.is_win and (rank is None or rank[:2] != (0, 0)):
+        better = _recount(rec, ctx, mixed=rank is None or rank[0] > 0)
         if better is not None:
             ps = better
     if ps is None:
@@ -521,7 +522,8 @@ def score_as_seen(rec: Recognition, ctx: PhotoContext, code_changes: int = CODE_
             ps = score_layout(rec, alt, ctx, code_changes, min_p)
         except PhotoError:
             continue
-        if _rank(ps, ctx)[0] == 0 and (best is None or _rank(ps, ctx) < _rank(best, ctx)):
+        rank = _rank(ps, ctx)
+        if rank[0] == 0 and (best is None or rank < _rank(best, ctx)):
             best = ps
     if best is None:
         raise error  # the first reading failed and no other reading is a legal win
