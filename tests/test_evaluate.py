@@ -44,6 +44,13 @@ def test_eval_reports_detection_and_reading_figures(tmp_path, capsys):
     assert "median of 3 reads" in capsys.readouterr().out
     assert main(["eval", str(d), "--repeat", "0"]) == 2
     assert "at least 1" in capsys.readouterr().err
+    # --true-corners: the cards found read again at their true corners, counted apart; the figures as they were
+    assert main(["eval", str(d), "--true-corners", "--json", str(tmp_path / "rt.json")]) == 0
+    rt = json.loads((tmp_path / "rt.json").read_text())
+    assert rt["per_image"] == r["per_image"] and 0 < rt["true_corners"]["classification_accuracy"] <= 1
+    assert "read at true corners" in capsys.readouterr().out
+    assert main(["eval", str(d), "--hands", "--true-corners"]) == 2
+    assert "not --hands" in capsys.readouterr().err
 
 
 @requires_model
@@ -230,6 +237,11 @@ def test_the_wrong_cards_are_told_apart_misread_missed_and_extra():
     assert tally.report()["errors"] == e and "2 misread" in format_errors(e)
     tally.add(gt, cards)  # no spares given: the missed card was offered none
     assert tally.rows[1]["missed"][0]["spare"] is None
+    assert "true_corners" not in tally.report()
+    # read again at the true corners (a reader that mends the two misread cards and breaks the right one)
+    again = {0: "9w", 40: "2t", 80: "3t"}
+    tally.add(gt, cards, spares, read_true=lambda quads: [again[int(q[0][0])] for q in quads])
+    assert tally.report()["true_corners"] == {"classification_accuracy": round(2 / 3, 4), "mended": 2, "broken": 1}
 
 
 def test_eval_hands_truth_scores_the_true_cards_with_no_model(tmp_path, capsys, monkeypatch):

@@ -498,3 +498,24 @@ def test_a_crop_read_surely_one_way_is_not_read_the_other_way():
             warnings.simplefilter("error")
             got = classify(once, [light, dark], 1.2, one_way=never)
         assert once.seen == [2] and np.isfinite(got).all() and got[1].argmax() == 2
+
+
+@requires_model
+def test_bench_nets_times_a_net_and_the_released_model(tmp_path, capsys):
+    """python -m vision.bench_nets: the released networks and an untrained YOLO11n-cls of the classifier's size,
+    timed alike; an unknown net or a folder that is no model is one sentence, exit 2."""
+    from vision.bench_nets import main
+    from vision.recognize import DEFAULT_MODEL
+
+    out = tmp_path / "nets.json"
+    assert main(["--nets", "classifier n", "--repeat", "2", "--json", str(out)]) == 0
+    nets = json.loads(out.read_text())["nets"]
+    assert list(nets) == [f"{DEFAULT_MODEL.name} classifier", f"{DEFAULT_MODEL.name} detector", "classifier n"]
+    assert all(r["ms_p50"] > 0 for r in nets.values())
+    assert "classifier n" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as e:
+        main(["--nets", "classifier x"])
+    assert e.value.code == 2
+    with pytest.raises(SystemExit) as e:
+        main(["--nets", "classifier n", "--model", str(tmp_path)])
+    assert e.value.code == 2 and "No model at" in capsys.readouterr().err

@@ -72,9 +72,11 @@ def format_span(ci: list[float]) -> str:
 
 
 def evaluate(root: str | Path, model: str | Path | ModelInfo | None = None, limit: int | None = None, progress: bool = True,
-             split: str | None = None, repeat: int = 1) -> dict[str, Any]:
+             split: str | None = None, repeat: int = 1, true_corners: bool = False) -> dict[str, Any]:
     """Card figures and latency; with ``repeat`` > 1 each photo is recognized that many times and its latency is
-    the median of them (a busy machine's hiccups then move the figures less)."""
+    the median of them (a busy machine's hiccups then move the figures less). With ``true_corners`` each matched card
+    is read by the classifier once more, cut at its true corners instead of the detector's box (after the latency
+    is taken): how much the boxes' errors cost the reading (CardTally.add's ``read_true``)."""
     if repeat < 1:
         raise ValueError("repeat must be at least 1.")
     root = Path(root)
@@ -100,13 +102,28 @@ def evaluate(root: str | Path, model: str | Path | ModelInfo | None = None, limi
         lat.append(float(np.median([ms for ms, _ in runs])))
         for k, ms in sorted(runs, key=lambda r: r[0])[len(runs) // 2][1].items():  # the stages of the median read
             stages.setdefault(k, []).append(ms)
-        tally.add(gt, rec.cards, rec.spares)
+        tally.add(gt, rec.cards, rec.spares, _true_corner_reader(img_path, info) if true_corners else None)
     changed = changed_settings(info)
     return {"images": len(gts)} | ({"settings": changed} if changed else {}) | tally.report(box_errors=True) | \
         ({"repeat": repeat} if repeat > 1 else {}) | {
         "latency_ms": {"p50": round(float(np.percentile(lat, 50)), 1), "p90": round(float(np.percentile(lat, 90)), 1),
                        "p99": round(float(np.percentile(lat, 99)), 1)},
         "stages_ms_p50": _medians(stages)}
+
+
+def _true_corner_reader(img_path: Path, info: ModelInfo):
+    """Quads in the photo's pixels -> the classifier's code for each, cut as recognize cuts them (from the same
+    decode of the photo, the corners in their long-axis order)."""
+    from .geometry import order_long_axis_vertical
+    from .imageio import READ_SIDE, read_photo
+    from .recognize import _sessions, read_boxes
+
+    img, scale = read_photo(img_path, min_side=READ_SIDE)
+
+    def read(quads: list[np.ndarray]) -> list[str]:
+        p, _ = read_boxes(img, [order_long_axis_vertical(q / scale) for q in quads], _sessions(str(info.path))[1], info)
+        return [info.codes[int(k)] for k in p.argmax(1)]
+    return read
 
 
 def _medians(stages: dict[str, list[float]]) -> dict[str, float]:
@@ -124,11 +141,14 @@ class CardTally:
         self.per_class_ok: Counter = Counter()
         self.errs: dict[str, list[float]] = {"across": [], "along": [], "width": [], "length": [], "iou": []}
         self.rows: list[dict[str, Any]] = []
+        self.true_corners: Counter = Counter()
 
-    def add(self, gt: dict[str, Any], cards: list, spares: list | None = None) -> bool:
+    def add(self, gt: dict[str, Any], cards: list, spares: list | None = None, read_true=None) -> bool:
         """One photo: its ground truth (`changpai synth` gt JSON) and the cards recognized (and the spares offered
         to the repairs, ``Recognition.spares``); True when exact. Its row tells each misread card (with the rank of
-        the true code among its readings) and each missed one (with the spare offered on it, if any)."""
+        the true code among its readings) and each missed one (with the spare offered on it, if any). ``read_true``
+        (true quads -> codes): the matched cards read again at their true corners, counted apart (report's
+        ``true_corners``: right so, and the cards that reading mends and breaks)."""
         gcards = [c for c in gt["cards"] if c["visible"] >= MIN_VISIBLE]
         pq = [np.array(c.quad, np.float32) for c in cards]
         gq = [np.array(c["quad"], np.float32) for c in gcards]
@@ -148,6 +168,10 @@ class CardTally:
                 read = [a[0] for a in cards[i].alternatives]
                 misread.append({"true": g, "read": pr, "p_read": round(cards[i].confidence, 3),
                                 "rank_true": read.index(g) + 1 if g in read else None, "visible": gcards[j]["visible"]})
+        if read_true is not None and m:
+            for (i, j), code in zip(m, read_true([gq[j] for _, j in m]), strict=True):
+                was, now = cards[i].code == gcards[j]["code"], code == gcards[j]["code"]
+                self.true_corners.update(read=1, right=now, mended=now and not was, broken=was and not now)
         found = {j for _, j in m}
         sq = [np.array(c.quad, np.float32) for c in spares or []]
         missed = []
@@ -196,6 +220,10 @@ class CardTally:
             out["box_errors"] = {k: {"mean": round(float(np.mean(v)), 4), "std": round(float(np.std(v)), 4),
                                      "p10": round(float(np.percentile(v, 10)), 4), "p90": round(float(np.percentile(v, 90)), 4)}
                                  for k, v in self.errs.items() if v}
+        if self.true_corners:
+            t = self.true_corners
+            out["true_corners"] = {"classification_accuracy": round(t["right"] / max(1, t["read"]), 4), "mended": t["mended"],
+                                   "broken": t["broken"]}
         return out | {
             "errors": self.errors(),
             "confusions": [{"true": a, "pred": b, "count": c} for (a, b), c in self.confusion.most_common(20)],
@@ -225,6 +253,10 @@ def format_report(r: dict[str, Any]) -> str:
         lines.append(f"  box errors (std)      across {b['across']['std']:.3f} W, along {b['along']['std']:.3f} L, "
                      f"width ×{b['width']['mean']:.3f}±{b['width']['std']:.3f}, length ×{b['length']['mean']:.3f}±"
                      f"{b['length']['std']:.3f}, IoU mean {b['iou']['mean']:.2f} p10 {b['iou']['p10']:.2f}")
+    if r.get("true_corners"):
+        t = r["true_corners"]
+        lines.append(f"  read at true corners  {t['classification_accuracy'] * 100:6.2f} % (of the cards found: {t['mended']} "
+                     f"misread mended, {t['broken']} read right broken)")
     lines.append("  wrong cards           " + format_errors(r["errors"]))
     if r["confusions"]:
         pairs = ", ".join(f"{c['true']}→{c['pred']} ×{c['count']}" for c in r["confusions"][:8])

@@ -26,6 +26,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "its thresholds changed, model.json untouched (repeatable): " + ", ".join(SETTINGS) + ", e.g. recover=0.9")
     p.add_argument("--truth", action="store_true", help="--hands: score each photo from its true cards (codes and corners "
                    "from gt/, no network): what the arrangement and the scoring alone get right")
+    p.add_argument("--true-corners", action="store_true", help="also read each card found at its true corners (from gt/) "
+                   "instead of the detector's box: how much the boxes' errors cost the reading")
     p.add_argument("--recognitions", metavar="FILE", help="--hands: keep the photos' recognitions in FILE and, when it "
                    "exists, reuse them (repairs and scoring measured again in seconds; latency then excludes recognition)")
 
@@ -36,8 +38,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.repeat < 1:
         raise UserError("--repeat must be at least 1.")
-    if args.repeat > 1 and args.hands:
-        raise UserError("--repeat is for the recognizer's figures, not --hands.")
+    if (args.repeat > 1 or args.true_corners) and args.hands:
+        raise UserError(f"--{'repeat' if args.repeat > 1 else 'true-corners'} is for the recognizer's figures, not --hands.")
     try:
         model = _model(args.model, args.set)
         if args.hands:
@@ -49,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             if args.recognitions or args.truth:
                 raise UserError(f"--{'truth' if args.truth else 'recognitions'} is for --hands.")
-            r = evaluate(args.dir, model, args.limit, split=args.split, repeat=args.repeat)
+            r = evaluate(args.dir, model, args.limit, split=args.split, repeat=args.repeat, true_corners=args.true_corners)
     except (FileNotFoundError, ModelError, RecognitionsError) as e:
         raise UserError(str(e)) from None
     out = Path(args.json or Path(args.dir) / ("eval_hands_report.json" if args.hands else "eval_report.json"))
