@@ -233,6 +233,41 @@ def release_prune(run_dir: str | Path, base: str | Path, name: str, extra: dict[
     return dest
 
 
+REFINE_BELOW = 0.99  # cards read with less than this are refined (chosen on val: recognize._read_refined)
+
+
+def release_refine(run_dir: str | Path, base: str | Path, name: str, below: float = REFINE_BELOW,
+                   extra: dict[str, Any] | None = None) -> Path:
+    """models/NAME = the model ``base`` with the refine net of ``run_dir`` (vision.refine_train.fit): a card read with
+    less than ``below`` whose box the net moves enough is read again at the corners it gives (vision.refine); the
+    other networks and thresholds unchanged."""
+    from .recognize import BOX_NETS, REFINE_NET
+
+    run_dir, base = Path(run_dir), Path(base)
+    net = run_dir / REFINE_NET
+    if not net.is_file():
+        raise FileNotFoundError(f"No refine net at {net}: train one with `changpai train refine`.")
+    if not (base / "model.json").is_file():
+        raise FileNotFoundError(f"No model at {base}.")
+    dest = MODELS_DIR / name
+    if dest.resolve() == base.resolve():
+        raise ValueError("Release the refine net under a new name: the model it was trained with stays as it is.")
+    _copy_base(base, dest, *(f for f in BOX_NETS if f != REFINE_NET))
+    shutil.copy(net, dest / REFINE_NET)
+    meta = json.loads((base / "model.json").read_text())
+    figures = _run_figures(run_dir)
+    meta["refine"] = below
+    meta["refine_net"] = {"from": _relative(str(base)), "run": _relative(str(run_dir)), "epochs": len(figures),
+                          "last_epoch": figures[-1] if figures else {}, "released": dt.date.today().isoformat()} | (extra or {})
+    meta["version_note"] = (f"{name} = {base.name} with a refine net (refine.onnx): a card read with less than {below} whose "
+                            "box it moves enough is read again at the corners it gives, the two readings averaged; its "
+                            "detector, classifier, box nets and thresholds unchanged")
+    meta.pop("evaluation", None)  # the figures measured were the base model's
+    (dest / "model.json").write_text(json.dumps(meta, indent=1, ensure_ascii=False))
+    write_card(dest, meta)
+    return dest
+
+
 def _copy_base(base: Path, dest: Path, *more: str) -> None:
     """The base model's detector and classifier (ONNX and weights), and ``more`` of its files, into ``dest``: a
     release that changes only its box nets."""
@@ -310,6 +345,15 @@ def write_card(dest: Path, meta: dict[str, Any]) -> Path:
             if r.get("last_epoch"):
                 lines.append("- recover net, last epoch (its val candidates): " +
                              ", ".join(f"{k} {v}" for k, v in r["last_epoch"].items()))
+        if meta.get("refine"):
+            f = meta.get("refine_net", {})
+            lines.append(f"- refine net (`refine.onnx`, vision.refine): tells how a card read with less than {meta['refine']} "
+                         "lies in its box; one it moves more than 0.04 of a width across or turns more than 1° is read "
+                         "again at the corners it gives, the two readings averaged (the box stays the detector's)"
+                         + "".join(f"; {f[k]}" for k in ("recipe", "note") if f.get(k)))
+            if f.get("last_epoch"):
+                lines.append("- refine net, last epoch (its val views; mean errors of the boxes and of the refined corners): " +
+                             ", ".join(f"{k} {v}" for k, v in f["last_epoch"].items()))
         if meta.get("one_way", 2.0) <= 1:
             lines.append(f"- one-way reads (recognize.classify): a crop the classifier reads with ≥ {meta['one_way']} one way round "
                          "is not read the other way too" + (f"; {meta['one_way_note']}" if meta.get("one_way_note") else ""))

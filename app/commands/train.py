@@ -10,13 +10,15 @@ from ..cli import UserError
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("what", choices=["detect", "classify", "recover", "prune"], help="which network to train")
+    p.add_argument("what", choices=["detect", "classify", "recover", "prune", "refine"], help="which network to train")
     p.add_argument("--data", action="append", help="detect: dataset.yaml of `changpai synth --kind detect`; classify: a crops "
                    "folder (repeat --data to train on several); recover: scenes of `changpai synth --kind hands` (repeatable); "
-                   "prune: photos (folders of `changpai synth`) the --model reads while its prune net's answers are kept")
-    p.add_argument("--val", action="append", help="recover, prune: scenes to measure on after every epoch (repeatable)")
+                   "prune: photos (folders of `changpai synth`) the --model reads while its prune net's answers are kept; refine: "
+                   "labelled scenes of `changpai synth` (repeatable)")
+    p.add_argument("--val", action="append", help="recover, prune, refine: scenes to measure on after every epoch (repeatable)")
     p.add_argument("--model", default=None, help="recover: the model whose dropped boxes are judged; prune: the model whose "
-                   "prune net teaches a slimmer one (default: the released one)")
+                   "prune net teaches a slimmer one; refine: the model whose kept boxes the net learns to refine (default: the "
+                   "released one)")
     p.add_argument("--threshold", type=float, default=0.9, help="recover: the net's probability that makes a card (--release)")
     p.add_argument("--prune", type=float, default=0.0, help="recover: kept boxes the net, judging each as if NMS had "
                    "dropped it, gives less than this are left out (--release; 0: never)")
@@ -26,9 +28,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "dropped box too (how sure, whether it repeats the code of a kept box it overlaps); it only recovers, "
                    "so its release needs --keep-prune-net")
     p.add_argument("--repeat", default="", help="classify: codes whose training crops count several times, e.g. fu,lu,shou,xi,cai=4")
-    p.add_argument("--epochs", type=int, default=None, help="epochs (default: detect 10, classify 15, recover 12, prune 8)")
+    p.add_argument("--epochs", type=int, default=None, help="epochs (default: detect 10, classify 15, recover 12, prune and refine 8)")
     p.add_argument("--imgsz", type=int, default=None, help="detect, classify: input size in pixels (default 640, 128)")
-    p.add_argument("--batch", type=int, default=None, help="batch size (default: detect 8, classify 64, recover and prune 128)")
+    p.add_argument("--batch", type=int, default=None, help="batch size (default: detect 8, classify 64, recover and prune 128, refine 256)")
     p.add_argument("--name", default=None, help="run name under runs/ (default: detect or classify)")
     p.add_argument("--resume", action="store_true", help="continue the run's last checkpoint")
     p.add_argument("--weights", help="start from these weights (e.g. models/changpai-v5/detector.pt) instead of the model YAML")
@@ -47,6 +49,8 @@ def run(args: argparse.Namespace) -> int:
         return _recover(args)
     if args.what == "prune":
         return _prune(args)
+    if args.what == "refine":
+        return _refine(args)
     # ultralytics' own progress bars and per-epoch figures (vision.ultra keeps it quiet elsewhere): a long job shows
     # where it is
     os.environ.setdefault("YOLO_VERBOSE", "True")
@@ -180,6 +184,46 @@ def _prune(args: argparse.Namespace) -> int:
 
         try:
             dest = release_prune(run_dir, base, args.release)
+        except (FileNotFoundError, ValueError) as e:
+            raise UserError(str(e)) from None
+        print(f"released: {dest}")
+    return 0
+
+
+def _refine(args: argparse.Namespace) -> int:
+    """Views around the boxes the --model keeps on labelled scenes (cached under runs/NAME), the refine net trained on
+    them, then optionally a release: the model with the net."""
+    from vision import refine_train
+    from vision.recognize import REFINE_NET, ModelError, model_info
+    from vision.train import RUNS
+
+    run_dir = RUNS / (args.name or "refine")
+    try:
+        base = model_info(args.model).path
+    except ModelError as e:
+        raise UserError(str(e)) from None
+    if args.release:
+        from vision.release import MODELS_DIR
+
+        if (MODELS_DIR / args.release).resolve() == base.resolve():
+            raise UserError(f"Release the refine net under a new name: the model it is trained with ({base}) stays as it is.")
+
+    def collect(roots: list[str], path: Path) -> str:
+        got = refine_train.collect(roots, base, path)
+        return f"{got['views']} views ({got['jittered']} of them jittered boxes) of {got['photos']} scenes"
+
+    views = _views(args, run_dir, "refine", "labelled scenes of `changpai synth`", collect)
+    try:
+        res = refine_train.fit(views["train"], views["val"], run_dir, epochs=args.epochs or 8, batch=args.batch or 256,
+                               resume=args.resume)
+    except (FileNotFoundError, ValueError) as e:
+        raise UserError(str(e)) from None
+    print(f"trained: {run_dir}/{REFINE_NET} {res['last']}")
+    if args.release:
+        from vision.release import release_refine
+
+        try:
+            dest = release_refine(run_dir, base, args.release)
         except (FileNotFoundError, ValueError) as e:
             raise UserError(str(e)) from None
         print(f"released: {dest}")
