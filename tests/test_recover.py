@@ -136,11 +136,11 @@ def test_train_recover_collects_trains_and_releases(tmp_path, monkeypatch, capsy
     assert meta2["prune_net"]["from"] == str(dest) and meta2["recover"] == 0.6 and meta2["prune"] == 0.02
     assert "prune net (`prune.onnx`)" in (two / "MODEL_CARD.md").read_text()
     assert recognize(next((tmp_path / "hands" / "images").rglob("*.jpg")), two).cards
-    bare = tmp_path / "bare"  # a model with no box net has none to keep: one sentence, nothing written
+    bare = tmp_path / "bare"  # a model with no box net (nor refine net) has none to keep: one sentence, nothing written
     bare.mkdir()
     for f in ("detector.onnx", "classifier.onnx"):
         (bare / f).symlink_to(dest / f)
-    (bare / "model.json").write_text(json.dumps({k: v for k, v in meta.items() if k not in ("recover", "prune")}))
+    (bare / "model.json").write_text(json.dumps({k: v for k, v in meta.items() if k not in ("recover", "prune", "refine")}))
     capsys.readouterr()
     assert main(args[:-6] + ["--model", str(bare), "--release", "m3", "--keep-prune-net"]) != 0
     assert "no recover net to keep" in capsys.readouterr().err and not (tmp_path / "models" / "m3").exists()
@@ -169,7 +169,7 @@ def test_a_prune_net_prunes_and_judges_the_spares(tmp_path):
         model_info(tmp_path)
     with pytest.raises(ModelError, match="prune.onnx"):
         recognize(SAMPLES / "hand_7.jpg", tmp_path)
-    (tmp_path / "model.json").write_text(json.dumps(meta | {"recover": 2.0, "prune": 0.0}))
+    (tmp_path / "model.json").write_text(json.dumps(meta | {"recover": 2.0, "prune": 0.0, "refine": 0.0}))
     assert recognize(SAMPLES / "hand_1.jpg", tmp_path).cards
 
 

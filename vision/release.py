@@ -241,7 +241,7 @@ def release_refine(run_dir: str | Path, base: str | Path, name: str, below: floa
     """models/NAME = the model ``base`` with the refine net of ``run_dir`` (vision.refine_train.fit): a card read with
     less than ``below`` whose box the net moves enough is read again at the corners it gives (vision.refine); the
     other networks and thresholds unchanged."""
-    from .recognize import BOX_NETS, REFINE_NET
+    from .recognize import PRUNE_NET, REFINE_NET
 
     run_dir, base = Path(run_dir), Path(base)
     net = run_dir / REFINE_NET
@@ -252,8 +252,8 @@ def release_refine(run_dir: str | Path, base: str | Path, name: str, below: floa
     dest = MODELS_DIR / name
     if dest.resolve() == base.resolve():
         raise ValueError("Release the refine net under a new name: the model it was trained with stays as it is.")
-    _copy_base(base, dest, *(f for f in BOX_NETS if f != REFINE_NET))
-    shutil.copy(net, dest / REFINE_NET)
+    _copy_base(base, dest, "recover.onnx", PRUNE_NET)
+    shutil.copy(net, dest / REFINE_NET)  # in the base's place, if it had one
     meta = json.loads((base / "model.json").read_text())
     figures = _run_figures(run_dir)
     meta["refine"] = below
@@ -269,10 +269,12 @@ def release_refine(run_dir: str | Path, base: str | Path, name: str, below: floa
 
 
 def _copy_base(base: Path, dest: Path, *more: str) -> None:
-    """The base model's detector and classifier (ONNX and weights), and ``more`` of its files, into ``dest``: a
-    release that changes only its box nets."""
+    """The base model's detector and classifier (ONNX and weights), its refine net if it has one (model.json's 'refine'
+    goes with it), and ``more`` of its files, into ``dest``: a release that changes only its box nets."""
+    from .recognize import REFINE_NET
+
     dest.mkdir(parents=True, exist_ok=True)
-    for f in ("detector.onnx", "detector.pt", "classifier.onnx", "classifier.pt", *more):
+    for f in ("detector.onnx", "detector.pt", "classifier.onnx", "classifier.pt", REFINE_NET, *more):
         if (base / f).is_file():
             shutil.copy(base / f, dest / f)
 
