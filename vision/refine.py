@@ -5,8 +5,9 @@ read there, the card is taken for its neighbour (2t read 3t, 9w read 8w). Read a
 of the 66 misread cards of 600 val hands are read right (`changpai eval --true-corners`). The refine net looks at
 a view around each box (VIEW_W × VIEW_H: SPAN_W card widths across, SPAN_L card lengths along, the box in the
 middle) and tells how the card lies in it: its centre's shift across (÷ the box's width) and along (÷ its
-length), its turn (radians) and its width and length (log ratios to the box's). A card the net moves enough
-(``moved``) is read again at the refined corners; the box itself stays the detector's. torch is not needed here.
+length), its turn (radians) and its width and length (log ratios to the box's). A card read with less than
+model.json 'refine' whose box the net moves enough (``moved``) is read again at the refined corners and the two
+readings averaged (recognize._read_refined); the box itself stays the detector's. torch is not needed here.
 """
 
 from __future__ import annotations

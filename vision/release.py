@@ -207,17 +207,10 @@ def release_prune(run_dir: str | Path, base: str | Path, name: str, extra: dict[
     from .recognize import PRUNE_NET
 
     run_dir, base = Path(run_dir), Path(base)
-    net = run_dir / PRUNE_NET
-    if not net.is_file():
-        raise FileNotFoundError(f"No prune net at {net}: train one with `changpai train prune`.")
-    if not (base / "model.json").is_file():
-        raise FileNotFoundError(f"No model at {base}.")
+    net, dest = _box_net_release(run_dir, base, name, PRUNE_NET, "prune", "the new prune net", "it was taught by")
     meta = json.loads((base / "model.json").read_text())
     if meta.get("prune", 0.0) <= 0:
         raise ValueError(f"The model at {base} does not prune: there is no prune net to replace.")
-    dest = MODELS_DIR / name
-    if dest.resolve() == base.resolve():
-        raise ValueError("Release the new prune net under a new name: the model it was taught by stays as it is.")
     _copy_base(base, dest, "recover.onnx")
     shutil.copy(net, dest / PRUNE_NET)
     figures = _run_figures(run_dir)
@@ -244,14 +237,7 @@ def release_refine(run_dir: str | Path, base: str | Path, name: str, below: floa
     from .recognize import PRUNE_NET, REFINE_NET
 
     run_dir, base = Path(run_dir), Path(base)
-    net = run_dir / REFINE_NET
-    if not net.is_file():
-        raise FileNotFoundError(f"No refine net at {net}: train one with `changpai train refine`.")
-    if not (base / "model.json").is_file():
-        raise FileNotFoundError(f"No model at {base}.")
-    dest = MODELS_DIR / name
-    if dest.resolve() == base.resolve():
-        raise ValueError("Release the refine net under a new name: the model it was trained with stays as it is.")
+    net, dest = _box_net_release(run_dir, base, name, REFINE_NET, "refine", "the refine net", "it was trained with")
     _copy_base(base, dest, "recover.onnx", PRUNE_NET)
     shutil.copy(net, dest / REFINE_NET)  # in the base's place, if it had one
     meta = json.loads((base / "model.json").read_text())
@@ -266,6 +252,21 @@ def release_refine(run_dir: str | Path, base: str | Path, name: str, below: floa
     (dest / "model.json").write_text(json.dumps(meta, indent=1, ensure_ascii=False))
     write_card(dest, meta)
     return dest
+
+
+def _box_net_release(run_dir: Path, base: Path, name: str, net_file: str, what: str, net_words: str,
+                     how: str) -> tuple[Path, Path]:
+    """The trained net (run_dir/net_file) and models/NAME for a release of ``base`` with it: FileNotFoundError without
+    either, ValueError when NAME is ``base`` itself."""
+    net = run_dir / net_file
+    if not net.is_file():
+        raise FileNotFoundError(f"No {what} net at {net}: train one with `changpai train {what}`.")
+    if not (base / "model.json").is_file():
+        raise FileNotFoundError(f"No model at {base}.")
+    dest = MODELS_DIR / name
+    if dest.resolve() == base.resolve():
+        raise ValueError(f"Release {net_words} under a new name: the model {how} stays as it is.")
+    return net, dest
 
 
 def _copy_base(base: Path, dest: Path, *more: str) -> None:

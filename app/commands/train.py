@@ -153,51 +153,48 @@ def _prune(args: argparse.Namespace) -> int:
     """What the --model's prune net answers on the photos (cached under runs/NAME), a slimmer net taught it, then
     optionally a release with the model's other files and thresholds."""
     from vision import prune_distil
-    from vision.recognize import PRUNE_NET, ModelError, model_info
+    from vision.recognize import PRUNE_NET
     from vision.train import RUNS
 
     run_dir = RUNS / (args.name or "prune")
-    try:
-        base = model_info(args.model).path
-    except ModelError as e:
-        raise UserError(str(e)) from None
+    base = _base_model(args, "the new prune net", "it is taught by")
     if not (base / PRUNE_NET).is_file():
         raise UserError(f"The model at {base} has no {PRUNE_NET} to teach a slimmer one.")
-    if args.release:
-        from vision.release import MODELS_DIR
 
-        if (MODELS_DIR / args.release).resolve() == base.resolve():
-            raise UserError(f"Release the new prune net under a new name: the model it is taught by ({base}) stays as it is.")
     def collect(roots: list[str], path: Path) -> str:
         got = prune_distil.collect(roots, base, path)
         return f"{got['views']} judged by the prune net on {got['photos']} photos"
 
-    views = _views(args, run_dir, "prune", "folders of `changpai synth`", collect)
-    try:
-        res = prune_distil.fit(views["train"], views["val"], run_dir, epochs=args.epochs or 8, batch=args.batch or 128,
-                               resume=args.resume)
-    except (FileNotFoundError, ValueError) as e:
-        raise UserError(str(e)) from None
-    print(f"trained: {run_dir}/{PRUNE_NET} {res['last']}")
-    if args.release:
-        from vision.release import release_prune
+    from vision.release import release_prune
 
-        try:
-            dest = release_prune(run_dir, base, args.release)
-        except (FileNotFoundError, ValueError) as e:
-            raise UserError(str(e)) from None
-        print(f"released: {dest}")
-    return 0
+    return _box_net(args, run_dir, base, "prune", "folders of `changpai synth`", collect, prune_distil.fit, 128,
+                    release_prune, PRUNE_NET)
 
 
 def _refine(args: argparse.Namespace) -> int:
     """Views around the boxes the --model keeps on labelled scenes (cached under runs/NAME), the refine net trained on
     them, then optionally a release: the model with the net."""
     from vision import refine_train
-    from vision.recognize import REFINE_NET, ModelError, model_info
+    from vision.recognize import REFINE_NET
     from vision.train import RUNS
 
     run_dir = RUNS / (args.name or "refine")
+    base = _base_model(args, "the refine net", "it is trained with")
+
+    def collect(roots: list[str], path: Path) -> str:
+        got = refine_train.collect(roots, base, path)
+        return f"{got['views']} views ({got['jittered']} of them jittered boxes) of {got['photos']} scenes"
+
+    from vision.release import release_refine
+
+    return _box_net(args, run_dir, base, "refine", "labelled scenes of `changpai synth`", collect, refine_train.fit, 256,
+                    release_refine, REFINE_NET)
+
+
+def _base_model(args: argparse.Namespace, net_words: str, how: str) -> Path:
+    """The --model's folder; with --release, a name other than its own (one sentence otherwise)."""
+    from vision.recognize import ModelError, model_info
+
     try:
         base = model_info(args.model).path
     except ModelError as e:
@@ -206,24 +203,23 @@ def _refine(args: argparse.Namespace) -> int:
         from vision.release import MODELS_DIR
 
         if (MODELS_DIR / args.release).resolve() == base.resolve():
-            raise UserError(f"Release the refine net under a new name: the model it is trained with ({base}) stays as it is.")
+            raise UserError(f"Release {net_words} under a new name: the model {how} ({base}) stays as it is.")
+    return base
 
-    def collect(roots: list[str], path: Path) -> str:
-        got = refine_train.collect(roots, base, path)
-        return f"{got['views']} views ({got['jittered']} of them jittered boxes) of {got['photos']} scenes"
 
-    views = _views(args, run_dir, "refine", "labelled scenes of `changpai synth`", collect)
+def _box_net(args: argparse.Namespace, run_dir: Path, base: Path, prefix: str, wanted: str, collect, fit, batch: int,
+             release, net_file: str) -> int:
+    """A box net trained the way the prune and refine nets are: their views (_views), ``fit`` on them (``batch`` by
+    default, 8 epochs), then with --release, ``release(run_dir, base, NAME)``."""
+    views = _views(args, run_dir, prefix, wanted, collect)
     try:
-        res = refine_train.fit(views["train"], views["val"], run_dir, epochs=args.epochs or 8, batch=args.batch or 256,
-                               resume=args.resume)
+        res = fit(views["train"], views["val"], run_dir, epochs=args.epochs or 8, batch=args.batch or batch, resume=args.resume)
     except (FileNotFoundError, ValueError) as e:
         raise UserError(str(e)) from None
-    print(f"trained: {run_dir}/{REFINE_NET} {res['last']}")
+    print(f"trained: {run_dir}/{net_file} {res['last']}")
     if args.release:
-        from vision.release import release_refine
-
         try:
-            dest = release_refine(run_dir, base, args.release)
+            dest = release(run_dir, base, args.release)
         except (FileNotFoundError, ValueError) as e:
             raise UserError(str(e)) from None
         print(f"released: {dest}")
