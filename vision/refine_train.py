@@ -43,12 +43,13 @@ def collect(roots: list[str | Path], model: str | Path | None, out: str | Path, 
         true = [np.array(c["quad"], np.float32) / scale for c in gt["cards"] if c["visible"] >= MIN_LABEL_VISIBLE]
         boxes = [np.array(c.quad, np.float32) for c in R.recognize_array(img, info).cards]
         pairs = [(boxes[i], true[j]) for i, j in match(boxes, true, MATCH_IOU)]
+        kept = len(pairs)
         pairs += [(jitter_quad(true[j], rng, JITTER), true[j]) for j in
                   (rng.choice(len(true), size=min(len(true), JITTERED), replace=False) if true else [])]
         for k, (box, card) in enumerate(pairs):
             views.append(view(img, box).transpose(2, 0, 1))
             targets.append(target(box, card))
-            jittered.append(k >= len(pairs) - min(len(true), JITTERED))
+            jittered.append(k >= kept)
     Path(out).parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(out, views=np.stack(views) if views else np.zeros((0, 3, VIEW_H, VIEW_W), np.uint8),
                         targets=np.array(targets, np.float32).reshape(-1, len(TARGETS)), jittered=np.array(jittered, bool))
