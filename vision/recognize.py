@@ -126,6 +126,9 @@ class ModelInfo:
     # a card read with less than this is looked at by the refine net (refine.onnx, vision.refine), and read again
     # where the net moves its box (0: no net)
     refine: float = 0.0
+    # every box scored ≥ SETTLE_CONF is settled on its card by the refine net, and NMS at this IoU runs over the
+    # settled boxes instead of the detector's (_settled; 0: the detector's boxes, NMS at ``iou``, the recover net)
+    settle: float = 0.0
 
     @property
     def recovers(self) -> bool:
@@ -163,7 +166,8 @@ def model_info(path: str | Path | None = None) -> ModelInfo:
                          names, float(d.get("conf", 0.35)), float(d.get("iou", 0.5)),
                          float(d.get("rescue_conf", 1.0)), float(d.get("rescue_cls", 1.0)), float(d.get("zoom", 0.0)),
                          bool(d.get("mirror", False)), float(d.get("recover", 2.0)), float(d.get("prune", 0.0)),
-                         tuple(d.get("absent", ())), float(d.get("one_way", 2.0)), float(d.get("refine", 0.0)))
+                         tuple(d.get("absent", ())), float(d.get("one_way", 2.0)), float(d.get("refine", 0.0)),
+                         float(d.get("settle", 0.0)))
     except (TypeError, ValueError) as e:
         raise ModelError(Msg("model_json", f"The model at {p} has a model.json that cannot be read ({e}).", path=str(p))) from None
     if sorted(str(n) for n in names if n != NOT_A_CARD) != sorted(CODES) or names.count(NOT_A_CARD) > 1:
@@ -182,16 +186,16 @@ def _has_its_nets(info: ModelInfo) -> ModelInfo:
                              "'recover', 'prune') but has no recover.onnx.", path=str(info.path)))
     if info.uses_net:
         _prune_session(str(info.path))  # loaded once (cached) for the recognitions to come
-    if info.refine and not (info.path / REFINE_NET).is_file():
-        raise ModelError(Msg("model_refine", f"The model at {info.path} reads cards again at refined corners (model.json "
-                             f"'refine') but has no {REFINE_NET}.", path=str(info.path)))
-    if info.refine:
+    if (info.refine or info.settle) and not (info.path / REFINE_NET).is_file():
+        raise ModelError(Msg("model_refine", f"The model at {info.path} reads cards at refined corners (model.json "
+                             f"'refine' or 'settle') but has no {REFINE_NET}.", path=str(info.path)))
+    if info.refine or info.settle:
         _refine_session(str(info.path))
     return info
 
 
 # thresholds that `changpai eval --set` may change, to measure a candidate without writing a model folder
-SETTINGS = ("conf", "iou", "rescue_conf", "rescue_cls", "zoom", "recover", "prune", "one_way", "refine")
+SETTINGS = ("conf", "iou", "rescue_conf", "rescue_cls", "zoom", "recover", "prune", "one_way", "refine", "settle")
 
 
 def with_settings(info: ModelInfo, settings: dict[str, float]) -> ModelInfo:
@@ -422,8 +426,30 @@ def recognize_found(img: np.ndarray, model: str | Path | ModelInfo | None = None
     det_s, cls_s = _sessions(str(info.path))
     t0 = time.perf_counter()
     found = find_boxes(det_s, img, info)
-    dets = found.boxes + found.crowded  # crowded boxes are read only to be offered as spares
     t1 = time.perf_counter()
+    dets, quads, probs, judged, spares = (_settled if info.settle else _kept)(img, found, cls_s, info, top_k)
+    t2 = time.perf_counter()
+    cards = [_card(qo, s, p, info, top_k, r) for (_, s), qo, p, r in zip(dets, quads, probs, judged, strict=True)]
+    if info.prune > 0:
+        out = {i for i, _ in prune(_prune_net(info), img, dets, info.prune)}
+        spares = [c for i, c in enumerate(cards) if i in out] + spares
+        cards = [c for i, c in enumerate(cards) if i not in out]
+    if info.uses_net and spares:
+        spares = _judged(img, spares, cards, info)
+    cards = reading_order(cards)
+    tm = dict(timings or {})
+    tm.update({"detect": round((t1 - t0) * 1000, 1), "classify": round((t2 - t1) * 1000, 1)})
+    if info.prune > 0:  # the recover net's look at every kept box
+        tm["prune"] = round((time.perf_counter() - t2) * 1000, 1)
+    return Recognition(img.shape[1], img.shape[0], cards, tm, info.path.name, spares, info.conf), found
+
+
+def _kept(img: np.ndarray, found: Found, cls_s, info: ModelInfo,
+          top_k: int) -> tuple[list[tuple[np.ndarray, float]], list[np.ndarray], np.ndarray, list[float], list[Card]]:
+    """The cards among the detector's boxes (NMS at the model's IoU; boxes it dropped that the recover net judges
+    cards): their boxes with scores, quads, readings and the recover net's word (0 for a box NMS kept), and the
+    spares."""
+    dets = found.boxes + found.crowded  # crowded boxes are read only to be offered as spares
     quads = [order_long_axis_vertical(q) for q, _ in dets]
     probs, p_none = read_boxes(img, quads, cls_s, info)
     face = p_none < NOT_A_CARD_P
@@ -445,21 +471,56 @@ def recognize_found(img: np.ndarray, model: str | Path | ModelInfo | None = None
     probs = np.concatenate([kept_p, _second_look(img, more_q, more_p, cls_s, info)])
     if info.refine:
         probs = _read_refined(img, quads, probs, cls_s, info)
-    t2 = time.perf_counter()
-    judged = [0.0] * len(keep) + judged
-    cards = [_card(qo, s, p, info, top_k, r) for (_, s), qo, p, r in zip(dets, quads, probs, judged, strict=True)]
-    if info.prune > 0:
-        out = {i for i, _ in prune(_prune_net(info), img, dets, info.prune)}
-        spares = [c for i, c in enumerate(cards) if i in out] + spares
-        cards = [c for i, c in enumerate(cards) if i not in out]
-    if info.uses_net and spares:
-        spares = _judged(img, spares, cards, info)
-    cards = reading_order(cards)
-    tm = dict(timings or {})
-    tm.update({"detect": round((t1 - t0) * 1000, 1), "classify": round((t2 - t1) * 1000, 1)})
-    if info.prune > 0:  # the recover net's look at every kept box
-        tm["prune"] = round((time.perf_counter() - t2) * 1000, 1)
-    return Recognition(img.shape[1], img.shape[0], cards, tm, info.path.name, spares, info.conf), found
+    return dets, quads, probs, [0.0] * len(keep) + judged, spares
+
+
+SETTLE_CONF = 0.3  # boxes settled by the refine net (ModelInfo.settle): detector score at least this (CANDIDATE_CONF)
+SETTLE_PASSES = 2  # ... each moved this many times (once leaves boxes on one card farther apart: more kept twice)
+NONE_CHECK = 0.01  # a settled box read as no card face with this probability or more is read at the detector's box too
+SETTLED = 0.02  # a box moved less than this (÷ its size across or along, in radians, log of its size) is not moved again
+
+
+def _settled(img: np.ndarray, found: Found, cls_s, info: ModelInfo,
+             top_k: int) -> tuple[list[tuple[np.ndarray, float]], list[np.ndarray], np.ndarray, list[float], list[Card]]:
+    """_kept with every box scored ≥ SETTLE_CONF (NMS's, the crowded ones, the recover net's candidates) first
+    settled on the card it sits on by the refine net, SETTLE_PASSES times (a box it hardly moves, not again).
+    Settled boxes on one card overlap far more than two neighbours in a tight stair or fan, so NMS at
+    ``info.settle`` over them keeps one box a card where NMS over the detector's boxes either drops a half-covered
+    card or keeps a box across two. A box either reading, at the detector's box or the settled one, sees no card
+    face in is dropped (settled on a ruled notepad, a box can look like a card; the detector's box is read only when
+    the settled one is not clearly a face, NONE_CHECK). A box is kept when scored ≥ conf or read with ≥ rescue_cls;
+    the others, and the boxes scored below SETTLE_CONF, are the spares."""
+    boxes = [(q, s) for q, s in found.boxes + found.crowded + found.candidates if s >= SETTLE_CONF]
+    low = [(q, s) for q, s in found.boxes if s < SETTLE_CONF]
+    quads = [order_long_axis_vertical(q) for q, _ in boxes]
+    session = _refine_session(str(info.path))
+    move = list(range(len(quads)))
+    for _ in range(SETTLE_PASSES):
+        t = lies(session, img, [quads[k] for k in move])
+        for k, tk in zip(move, t, strict=True):
+            quads[k] = order_long_axis_vertical(refined(quads[k], tk))
+        move = [k for k, tk in zip(move, t, strict=True) if np.abs(tk).max() >= SETTLED]
+    n = len(boxes)
+    p_all, none_all = read_boxes(img, quads + [order_long_axis_vertical(q) for q, _ in low], cls_s, info)
+    probs, p_none = p_all[:n], none_all[:n].copy()
+    check = [k for k in range(n) if NONE_CHECK <= p_none[k] < NOT_A_CARD_P]
+    if check:
+        p_none[check] = np.maximum(p_none[check], read_boxes(img, [order_long_axis_vertical(boxes[k][0]) for k in check],
+                                                             cls_s, info)[1])
+    face = [k for k in range(n) if p_none[k] < NOT_A_CARD_P]
+    order = []
+    if face:
+        rects = [cv2.minAreaRect(quads[k]) for k in face]
+        order = [face[int(i)] for i in np.array(cv2.dnn.NMSBoxesRotated(
+            rects, [float(boxes[k][1]) for k in face], SETTLE_CONF, info.settle)).reshape(-1)]
+    keep = [k for k in order if boxes[k][1] >= info.conf or probs[k].max() >= info.rescue_cls]
+    kept_q = [quads[k] for k in keep]
+    kept_p = _second_look(img, kept_q, probs[keep], cls_s, info)
+    spare = [(quads[k], boxes[k][1], probs[k]) for k in order if k not in keep]
+    spare += [(order_long_axis_vertical(q), s, p_all[n + i]) for i, (q, s) in enumerate(low) if none_all[n + i] < NOT_A_CARD_P]
+    spares = [_card(q, s, p, info, top_k) for q, s, p in spare
+              if all(quad_iou(q, k) < SPARE_APART for k in kept_q)][:SPARES]
+    return [(quads[k], boxes[k][1]) for k in keep], kept_q, kept_p, [0.0] * len(keep), spares
 
 
 def _read_refined(img: np.ndarray, quads: list[np.ndarray], probs: np.ndarray, cls_s, info: ModelInfo) -> np.ndarray:

@@ -254,6 +254,32 @@ def release_refine(run_dir: str | Path, base: str | Path, name: str, below: floa
     return dest
 
 
+def release_settings(base: str | Path, name: str, settings: dict[str, float], note: str = "") -> Path:
+    """models/NAME = the model ``base`` with some of its thresholds (recognize.SETTINGS) changed, as `changpai eval --set`
+    measured them; its networks unchanged. ValueError for a name that is no setting or NAME being ``base``, ModelError
+    when ``base`` is no model or a setting needs a net it lacks."""
+    from .recognize import BOX_NETS, model_info, with_settings
+
+    base = Path(base)
+    with_settings(model_info(base), settings)  # every name a setting, every net it needs there
+    if not settings:
+        raise ValueError("Name a setting to change (--set NAME=VALUE).")
+    dest = MODELS_DIR / name
+    if dest.resolve() == base.resolve():
+        raise ValueError("Release the changed settings under a new name: the model measured stays as it is.")
+    _copy_base(base, dest, *BOX_NETS)
+    meta = json.loads((base / "model.json").read_text())
+    was = {k: meta.get(k) for k in settings}
+    meta.update(settings)
+    meta["settings_note"] = note
+    meta["version_note"] = (f"{name} = {base.name} with " + ", ".join(f"{k} {v} (was {was[k]})" for k, v in settings.items())
+                            + "; its networks unchanged" + (f": {note}" if note else ""))
+    meta.pop("evaluation", None)  # the figures measured were the base model's
+    (dest / "model.json").write_text(json.dumps(meta, indent=1, ensure_ascii=False))
+    write_card(dest, meta)
+    return dest
+
+
 def _box_net_release(run_dir: Path, base: Path, name: str, net_file: str, what: str, net_words: str,
                      how: str) -> tuple[Path, Path]:
     """The trained net (run_dir/net_file) and models/NAME for a release of ``base`` with it: FileNotFoundError without
@@ -348,15 +374,21 @@ def write_card(dest: Path, meta: dict[str, Any]) -> Path:
             if r.get("last_epoch"):
                 lines.append("- recover net, last epoch (its val candidates): " +
                              ", ".join(f"{k} {v}" for k, v in r["last_epoch"].items()))
-        if meta.get("refine"):
+        if meta.get("refine") or meta.get("settle"):
             f = meta.get("refine_net", {})
-            lines.append(f"- refine net (`refine.onnx`, vision.refine): tells how a card read with less than {meta['refine']} "
-                         "lies in its box; one it moves more than 0.04 of a width across or turns more than 1° is read "
-                         "again at the corners it gives, the two readings averaged (the box stays the detector's)"
-                         + "".join(f"; {f[k]}" for k in ("recipe", "note") if f.get(k)))
+            lines.append("- refine net (`refine.onnx`, vision.refine): tells how a card lies in its box; " +
+                         ("it settles every box (below)" if meta.get("settle") else
+                          f"a card read with less than {meta['refine']} that it moves more than 0.04 of a width across or "
+                          "turns more than 1° is read again at the corners it gives, the two readings averaged (the box "
+                          "stays the detector's)") + "".join(f"; {f[k]}" for k in ("recipe", "note") if f.get(k)))
             if f.get("last_epoch"):
                 lines.append("- refine net, last epoch (its val views; mean errors of the boxes and of the refined corners): " +
                              ", ".join(f"{k} {v}" for k, v in f["last_epoch"].items()))
+        if meta.get("settle"):
+            lines.append(f"- settled boxes (recognize._settled): every box scored ≥ 0.3 is moved onto its card by the refine "
+                         f"net (twice), read there and at the detector's box (either seeing no card face drops it), and "
+                         f"NMS at IoU {meta['settle']} runs over the moved boxes instead of the detector's NMS and the recover "
+                         "net")
         if meta.get("one_way", 2.0) <= 1:
             lines.append(f"- one-way reads (recognize.classify): a crop the classifier reads with ≥ {meta['one_way']} one way round "
                          "is not read the other way too" + (f"; {meta['one_way_note']}" if meta.get("one_way_note") else ""))

@@ -92,14 +92,19 @@ def _model(path: str | None, settings: list[str]):
         return path
     from vision.recognize import model_info, with_settings
 
+    try:
+        return with_settings(model_info(path), parse_settings(settings))
+    except ValueError as e:
+        raise UserError(f"--set: {e}") from None
+
+
+def parse_settings(items: list[str]) -> dict[str, float]:
+    """--set NAME=VALUE items as {name: value}."""
     values = {}
-    for item in settings:
+    for item in items:
         name, _, value = item.partition("=")
         try:
             values[name.strip()] = float(value)
         except ValueError:
             raise UserError(f"--set {item!r}: give NAME=NUMBER, e.g. recover=0.9.") from None
-    try:
-        return with_settings(model_info(path), values)
-    except ValueError as e:
-        raise UserError(f"--set: {e}") from None
+    return values
