@@ -316,7 +316,8 @@ def test_zoom_finds_small_cards_in_a_large_photo(tmp_path):
         for f in ("detector.onnx", "classifier.onnx"):
             shutil.copy(DEFAULT_MODEL / f, d / f)
         # the recover net off (recovering and pruning): it finds the missing card here too, and this is about the zoom alone
-        meta = json.loads((DEFAULT_MODEL / "model.json").read_text()) | {"zoom": zoom, "recover": 2.0, "prune": 0.0, "refine": 0.0}
+        meta = json.loads((DEFAULT_MODEL / "model.json").read_text()) | {"zoom": zoom, "recover": 2.0, "prune": 0.0, "refine": 0.0,
+                                                                            "settle": 0.0}
         (d / "model.json").write_text(json.dumps(meta))
         found[zoom] = recognize_array(canvas, d).cards
     zoomed = found[1.4]
@@ -439,7 +440,7 @@ def test_spares_carry_the_recover_nets_word_on_them():
 
     from vision.recognize import _judged, model_info, recognize
 
-    info = model_info()
+    info = replace(model_info(), settle=0.0)  # its boxes not settled: NMS leaves spares on this tight fan
     rec = recognize(SAMPLES / "hand_6.jpg", info)
     assert rec.spares and all(0.0 <= s.judged <= 1.0 for s in rec.spares)
     assert all("judged" in s.to_dict() for s in rec.spares) and not any("judged" in c.to_dict() for c in rec.cards)

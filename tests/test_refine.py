@@ -114,7 +114,13 @@ def test_train_refine_collects_trains_and_releases(tmp_path, monkeypatch, capsys
     job = _scenes_to_train_on(tmp_path, monkeypatch, n=2, seed=7)
     args = ["train", "refine", "--data", job.out, "--val", job.out, "--epochs", "1", "--batch", "16", "--name", "r",
             "--release", "ref"]
+    import vision.recognize as R
+
+    settles, plain = [], R.recognize_array
+    monkeypatch.setattr(R, "recognize_array",
+                        lambda img, info, *a, **k: settles.append(getattr(info, "settle", None)) or plain(img, info, *a, **k))
     assert main(args) == 0
+    assert settles and set(settles) == {0.0}  # views of the boxes the detector's NMS keeps, even from a settling model
     d = np.load(tmp_path / "runs" / "r" / "refine_train.npz")
     assert d["views"].shape[1:] == (3, VIEW_H, VIEW_W) and d["targets"].shape == (len(d["views"]), 5)
     assert 0 < d["jittered"].sum() < len(d["views"])  # kept boxes and jittered ones
@@ -165,7 +171,7 @@ def test_settled_boxes_keep_one_box_a_card_in_a_tight_stair(monkeypatch):
 
     import vision.recognize as R
 
-    info = replace(R.model_info(None), settle=0.5, conf=0.45, rescue_cls=0.99)
+    info = replace(R.model_info(None), settle=0.5, conf=0.45, rescue_conf=0.1, rescue_cls=0.99)
     cards = [_card(100, 150), _card(112, 150), _card(300, 150)]  # a stair of two (12 of 30 px showing), one apart
     pad = _card(200, 150)  # not a card: a ruled notepad
     assert 0.42 < quad_iou(cards[0], cards[1]) < 0.44
@@ -212,7 +218,7 @@ def test_release_changes_only_the_settings_named(tmp_path, monkeypatch, capsys):
     meta, was = json.loads((dest / "model.json").read_text()), json.loads((base / "model.json").read_text())
     assert meta["settle"] == 0.5 and meta["settings_note"] == "chosen on val" and "settle 0.5 (was 0.0)" in meta["version_note"]
     assert {k: v for k, v in meta.items() if k not in ("settle", "settings_note", "version_note", "evaluation")} == \
-        {k: v for k, v in was.items() if k not in ("settle", "version_note", "evaluation")}
+        {k: v for k, v in was.items() if k not in ("settle", "settings_note", "version_note", "evaluation")}
     assert all((dest / f.name).read_bytes() == f.read_bytes() for f in base.glob("*.onnx"))
     assert model_info(dest).settle == 0.5 and "settled boxes" in (dest / "MODEL_CARD.md").read_text()
     capsys.readouterr()
@@ -220,3 +226,28 @@ def test_release_changes_only_the_settings_named(tmp_path, monkeypatch, capsys):
     assert "nms cannot be set" in capsys.readouterr().err
     assert main(["release", str(dest), "--name", "s", "--set", "settle=0.4"]) == 2
     assert "new name" in capsys.readouterr().err and not (tmp_path / "models" / "t").exists()
+
+
+def test_an_unsure_settled_card_is_read_at_the_detectors_box_too(monkeypatch):
+    """With settle, a card read with less than ModelInfo.refine has its reading averaged with the one at its detector's
+    box, unless that box shows no card face; sure cards are not read again."""
+    from dataclasses import replace
+
+    import vision.recognize as R
+
+    info = replace(R.model_info(None), settle=0.5, refine=0.99)
+    read = []
+
+    def read_boxes(img, quads, cls_s, info):
+        read.extend(quads)
+        return np.eye(len(info.codes), dtype=np.float32)[[5] * len(quads)], np.float32([0.0, 0.9][:len(quads)])
+
+    monkeypatch.setattr(R, "read_boxes", read_boxes)
+    probs = np.zeros((3, len(info.codes)), np.float32)
+    probs[0, 1] = 1.0  # sure
+    probs[1, [0, 9]] = probs[2, [2, 9]] = 0.6, 0.4  # unsure; the last one's detector box shows no face
+    boxes = [_card(x, 150) for x in (60, 140, 220)]
+    out = R._with_detectors_reading(np.zeros((300, 300, 3), np.uint8), boxes, probs, None, info)
+    assert len(read) == 2 and np.allclose(read[0].mean(0), [140, 150])
+    assert np.allclose(out[1, [0, 5, 9]], [0.3, 0.5, 0.2]) and np.array_equal(out[[0, 2]], probs[[0, 2]])
+    assert probs[1, 5] == 0  # nothing changed in place

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +35,9 @@ def collect(roots: list[str | Path], model: str | Path | None, out: str | Path, 
     gts = [p for r in roots for p in sorted(Path(r, "gt").glob("*.json"))][:limit]
     if not gts:
         raise FileNotFoundError(f"No labelled scenes under {', '.join(str(Path(r, 'gt')) for r in roots)}.")
-    info = R.model_info(model)
+    # the boxes the detector's NMS keeps, where the net will meet them first: a model that settles its boxes
+    # (model.json 'settle') would give boxes the net has already moved
+    info = replace(R.model_info(model), settle=0.0)
     rng = np.random.default_rng(seed)
     views, targets, jittered = [], [], []
     for p in tqdm(gts, desc="refine views", unit="photo", disable=not progress):

@@ -261,7 +261,8 @@ def release_settings(base: str | Path, name: str, settings: dict[str, float], no
     from .recognize import BOX_NETS, model_info, with_settings
 
     base = Path(base)
-    with_settings(model_info(base), settings)  # every name a setting, every net it needs there
+    own = model_info(base)
+    with_settings(own, settings)  # every name a setting, every net it needs there
     if not settings:
         raise ValueError("Name a setting to change (--set NAME=VALUE).")
     dest = MODELS_DIR / name
@@ -269,7 +270,7 @@ def release_settings(base: str | Path, name: str, settings: dict[str, float], no
         raise ValueError("Release the changed settings under a new name: the model measured stays as it is.")
     _copy_base(base, dest, *BOX_NETS)
     meta = json.loads((base / "model.json").read_text())
-    was = {k: meta.get(k) for k in settings}
+    was = {k: getattr(own, k) for k in settings}
     meta.update(settings)
     meta["settings_note"] = note
     meta["version_note"] = (f"{name} = {base.name} with " + ", ".join(f"{k} {v} (was {was[k]})" for k, v in settings.items())
@@ -352,7 +353,9 @@ def write_card(dest: Path, meta: dict[str, Any]) -> Path:
             r = meta.get("recover_net", {})
             reads = "; it reads the classifier's readings of the box as well (vision.recover.readings)" if r.get("readings") else ""
             lines.append(f"- recover net (`recover.onnx`, vision.recover): a box NMS dropped becomes a card when the net gives it "
-                         f"≥ {meta['recover']}{reads}" + "".join(f"; {r[k]}" for k in ("recipe", "note") if r.get(k)))
+                         f"≥ {meta['recover']}{reads}" + (" (not with settled boxes, below: they need no recovering)"
+                                                          if meta.get("settle") else "")
+                         + "".join(f"; {r[k]}" for k in ("recipe", "note") if r.get(k)))
             pn = meta.get("prune_net")
             if meta.get("prune", 0.0) > 0:
                 lines.append(f"- pruning (vision.recover.prune): a kept box {'the prune net' if pn else 'the same net'}, judging "
@@ -386,9 +389,10 @@ def write_card(dest: Path, meta: dict[str, Any]) -> Path:
                              ", ".join(f"{k} {v}" for k, v in f["last_epoch"].items()))
         if meta.get("settle"):
             lines.append(f"- settled boxes (recognize._settled): every box scored ≥ 0.3 is moved onto its card by the refine "
-                         f"net (twice), read there and at the detector's box (either seeing no card face drops it), and "
-                         f"NMS at IoU {meta['settle']} runs over the moved boxes instead of the detector's NMS and the recover "
-                         "net")
+                         f"net (twice) and NMS at IoU {meta['settle']} runs over the moved boxes, instead of the detector's NMS "
+                         "and the recover net; a box is read where it was moved, and at the detector's box too when that "
+                         "reading doubts it is a face (either seeing no face drops it) or is below "
+                         f"{meta.get('refine', 0.0)} (the two readings then averaged)")
         if meta.get("one_way", 2.0) <= 1:
             lines.append(f"- one-way reads (recognize.classify): a crop the classifier reads with ≥ {meta['one_way']} one way round "
                          "is not read the other way too" + (f"; {meta['one_way_note']}" if meta.get("one_way_note") else ""))
