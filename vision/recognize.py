@@ -486,11 +486,12 @@ def _settled(img: np.ndarray, found: Found, cls_s, info: ModelInfo,
     settled on the card it sits on by the refine net, SETTLE_PASSES times (a box it hardly moves, not again).
     Settled boxes on one card overlap far more than two neighbours in a tight stair or fan, so NMS at
     ``info.settle`` over them keeps one box a card where NMS over the detector's boxes either drops a half-covered
-    card or keeps a box across two. A box either reading, at the detector's box or the settled one, sees no card
-    face in is dropped (settled on a ruled notepad, a box can look like a card; the detector's box is read only when
-    the settled one is not clearly a face, NONE_CHECK). A box is kept as _kept keeps one (scored ≥ conf, or ≥
-    rescue_conf and read with ≥ rescue_cls); the others, and the boxes scored below SETTLE_CONF, are the spares. A
-    kept card read with less than ``info.refine`` is read at its detector's box too (_with_detectors_reading)."""
+    card or keeps a box across two. Only the boxes NMS keeps are read; one that either reading, at the detector's
+    box or the settled one, sees no card face in is dropped (settled on a ruled notepad, a box can look like a card;
+    the detector's box is read only when the settled one is not clearly a face, NONE_CHECK). A box is kept as _kept
+    keeps one (scored ≥ conf, or ≥ rescue_conf and read with ≥ rescue_cls); the others, and the boxes scored below
+    SETTLE_CONF, are the spares. A kept card read with less than ``info.refine`` is read at its detector's box too
+    (_with_detectors_reading)."""
     boxes = [(q, s) for q, s in found.boxes + found.crowded + found.candidates if s >= SETTLE_CONF]
     low = [(q, s) for q, s in found.boxes if s < SETTLE_CONF]
     quads = [order_long_axis_vertical(q) for q, _ in boxes]
@@ -502,25 +503,26 @@ def _settled(img: np.ndarray, found: Found, cls_s, info: ModelInfo,
             quads[k] = order_long_axis_vertical(refined(quads[k], tk))
         move = [k for k, tk in zip(move, t, strict=True) if np.abs(tk).max() >= SETTLED]
     n = len(boxes)
-    p_all, none_all = read_boxes(img, quads + [order_long_axis_vertical(q) for q, _ in low], cls_s, info)
-    probs, p_none = p_all[:n], none_all[:n].copy()
-    check = [k for k in range(n) if NONE_CHECK <= p_none[k] < NOT_A_CARD_P]
+    order = []
+    if n:  # NMS first: only the boxes it keeps are read
+        order = [int(i) for i in np.array(cv2.dnn.NMSBoxesRotated(
+            [cv2.minAreaRect(q) for q in quads], [float(s) for _, s in boxes], SETTLE_CONF, info.settle)).reshape(-1)]
+    p_all, none_all = read_boxes(img, [quads[k] for k in order] + [order_long_axis_vertical(q) for q, _ in low], cls_s, info)
+    probs, p_none = np.zeros((n, p_all.shape[1]), np.float32), np.ones(n, np.float32)
+    probs[order], p_none[order] = p_all[:len(order)], none_all[:len(order)]
+    check = [k for k in order if NONE_CHECK <= p_none[k] < NOT_A_CARD_P]
     if check:
         p_none[check] = np.maximum(p_none[check], read_boxes(img, [order_long_axis_vertical(boxes[k][0]) for k in check],
                                                              cls_s, info)[1])
-    face = [k for k in range(n) if p_none[k] < NOT_A_CARD_P]
-    order = []
-    if face:
-        rects = [cv2.minAreaRect(quads[k]) for k in face]
-        order = [face[int(i)] for i in np.array(cv2.dnn.NMSBoxesRotated(
-            rects, [float(boxes[k][1]) for k in face], SETTLE_CONF, info.settle)).reshape(-1)]
+    order = [k for k in order if p_none[k] < NOT_A_CARD_P]
     keep = [k for k in order if boxes[k][1] >= min(info.conf, info.rescue_conf)
             and (boxes[k][1] >= info.conf or probs[k].max() >= info.rescue_cls)]
     kept_q = [quads[k] for k in keep]
     kept_p = _second_look(img, kept_q, probs[keep], cls_s, info)
     kept_p = _with_detectors_reading(img, [boxes[k][0] for k in keep], kept_p, cls_s, info)
     spare = [(quads[k], boxes[k][1], probs[k]) for k in order if k not in keep]
-    spare += [(order_long_axis_vertical(q), s, p_all[n + i]) for i, (q, s) in enumerate(low) if none_all[n + i] < NOT_A_CARD_P]
+    m = len(p_all) - len(low)  # the low boxes' readings come last
+    spare += [(order_long_axis_vertical(q), s, p_all[m + i]) for i, (q, s) in enumerate(low) if none_all[m + i] < NOT_A_CARD_P]
     spares = [_card(q, s, p, info, top_k) for q, s, p in spare
               if all(quad_iou(q, k) < SPARE_APART for k in kept_q)][:SPARES]
     return [(quads[k], boxes[k][1]) for k in keep], kept_q, kept_p, [0.0] * len(keep), spares
