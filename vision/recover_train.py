@@ -235,21 +235,27 @@ def epoch_done(row: dict[str, Any], history: list[dict[str, Any]], net, opt, sch
                 "history": history, "rng": rng.bit_generator.state, "torch_rng": torch.get_rng_state()}, out / "last.pt")
 
 
-def finished(net, history: list[dict[str, Any]], onnx: Path) -> dict[str, Any]:
-    """The trained box net exported to ``onnx``, its epochs' figures beside it (figures.json)."""
-    export_onnx(net, onnx)
+def finished(net, history: list[dict[str, Any]], onnx: Path, export=None) -> dict[str, Any]:
+    """The trained box net exported to ``onnx`` (by ``export``, export_onnx by default), its epochs' figures beside it
+    (figures.json)."""
+    (export or export_onnx)(net, onnx)
     (onnx.parent / "figures.json").write_text(json.dumps(history, indent=1))
     return {"out": str(onnx.parent), "last": history[-1] if history else {}}
 
 
 def export_onnx(net, path: Path) -> None:
+    export_box_net(net, path, {"view": (CHANNELS, VIEW_H, VIEW_W), "extra": (net.head[0].in_features - 256,)}, "logit")
+
+
+def export_box_net(net, path: Path, inputs: dict[str, tuple[int, ...]], output: str) -> None:
+    """A box net to ONNX: its inputs by name with their shapes less the batch axis, which stays free."""
     import warnings
 
     import torch
 
     net.eval()
-    x, z = torch.zeros(1, CHANNELS, VIEW_H, VIEW_W), torch.zeros(1, net.head[0].in_features - 256)
     with warnings.catch_warnings():  # the TorchScript exporter: the dynamo one needs onnxscript, and this net is plain
         warnings.simplefilter("ignore", DeprecationWarning)
-        torch.onnx.export(net, (x, z), str(path), input_names=["view", "extra"], output_names=["logit"], dynamo=False,
-                          dynamic_axes={"view": {0: "n"}, "extra": {0: "n"}, "logit": {0: "n"}}, opset_version=17)
+        torch.onnx.export(net, tuple(torch.zeros(1, *shape) for shape in inputs.values()), str(path),
+                          input_names=list(inputs), output_names=[output], dynamo=False,
+                          dynamic_axes={k: {0: "n"} for k in (*inputs, output)}, opset_version=17)

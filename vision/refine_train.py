@@ -113,7 +113,7 @@ def fit(train: str | Path, val: str | Path, out: str | Path, epochs: int = 8, ba
     import torch
     from tqdm import tqdm
 
-    from .recover_train import epoch_done, resumed
+    from .recover_train import epoch_done, finished, resumed
 
     torch.manual_seed(0)
     rng = np.random.default_rng(0)
@@ -154,18 +154,10 @@ def fit(train: str | Path, val: str | Path, out: str | Path, epochs: int = 8, ba
         row = {"epoch": epoch + 1, "loss": round(total / steps, 4), "seconds": round(time.time() - t0)}
         row |= figures(predict(net, dv["views"]), dv)
         epoch_done(row, history, net, opt, sched, rng, epoch, out, progress)
-    export_onnx(net, out / "refine.onnx")
-    (out / "figures.json").write_text(json.dumps(history, indent=1))
-    return {"out": str(out), "last": history[-1] if history else {}}
+    return finished(net, history, out / "refine.onnx", export_onnx)
 
 
 def export_onnx(net, path: Path) -> None:
-    import warnings
+    from .recover_train import export_box_net
 
-    import torch
-
-    net.eval()
-    with warnings.catch_warnings():  # the TorchScript exporter: the dynamo one needs onnxscript, and this net is plain
-        warnings.simplefilter("ignore", DeprecationWarning)
-        torch.onnx.export(net, (torch.zeros(1, 3, VIEW_H, VIEW_W),), str(path), input_names=["view"], output_names=["lies"],
-                          dynamo=False, dynamic_axes={"view": {0: "n"}, "lies": {0: "n"}}, opset_version=17)
+    export_box_net(net, path, {"view": (3, VIEW_H, VIEW_W)}, "lies")
