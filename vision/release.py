@@ -195,10 +195,7 @@ def release_recover(run_dir: str | Path, base: str | Path, name: str, threshold:
     meta["recover_net"] = {"run": _relative(str(run_dir)), "epochs": len(figures),
                            "last_epoch": figures[-1] if figures else {},
                            "released": dt.date.today().isoformat()} | ({"readings": True} if reads else {}) | (extra or {})
-    meta.pop("evaluation", None)  # the figures measured were the base model's
-    meta_p.write_text(json.dumps(meta, indent=1, ensure_ascii=False))
-    write_card(dest, meta)
-    return dest
+    return _released(dest, meta)
 
 
 def release_prune(run_dir: str | Path, base: str | Path, name: str, extra: dict[str, Any] | None = None) -> Path:
@@ -220,10 +217,7 @@ def release_prune(run_dir: str | Path, base: str | Path, name: str, extra: dict[
                          "released": dt.date.today().isoformat(), "teacher": teacher} | (extra or {})
     meta["version_note"] = (f"{name} = {base.name} with a slimmer prune net (prune.onnx) taught the answers of its own; "
                             "its detector, classifier, recover net and thresholds unchanged")
-    meta.pop("evaluation", None)  # the figures measured were the base model's
-    (dest / "model.json").write_text(json.dumps(meta, indent=1, ensure_ascii=False))
-    write_card(dest, meta)
-    return dest
+    return _released(dest, meta)
 
 
 REFINE_BELOW = 0.99  # cards read with less than this are refined (chosen on val: recognize._read_refined)
@@ -248,10 +242,7 @@ def release_refine(run_dir: str | Path, base: str | Path, name: str, below: floa
     meta["version_note"] = (f"{name} = {base.name} with a refine net (refine.onnx): a card read with less than {below} whose "
                             "box it moves enough is read again at the corners it gives, the two readings averaged; its "
                             "detector, classifier, box nets and thresholds unchanged")
-    meta.pop("evaluation", None)  # the figures measured were the base model's
-    (dest / "model.json").write_text(json.dumps(meta, indent=1, ensure_ascii=False))
-    write_card(dest, meta)
-    return dest
+    return _released(dest, meta)
 
 
 def release_settings(base: str | Path, name: str, settings: dict[str, float], note: str = "") -> Path:
@@ -265,9 +256,7 @@ def release_settings(base: str | Path, name: str, settings: dict[str, float], no
     with_settings(own, settings)  # every name a setting, every net it needs there
     if not settings:
         raise ValueError("Name a setting to change (--set NAME=VALUE).")
-    dest = MODELS_DIR / name
-    if dest.resolve() == base.resolve():
-        raise ValueError("Release the changed settings under a new name: the model measured stays as it is.")
+    dest = _new_name(base, name, "Release the changed settings under a new name: the model measured stays as it is.")
     _copy_base(base, dest, *BOX_NETS)
     meta = json.loads((base / "model.json").read_text())
     was = {k: getattr(own, k) for k in settings}
@@ -275,10 +264,7 @@ def release_settings(base: str | Path, name: str, settings: dict[str, float], no
     meta["settings_note"] = note
     meta["version_note"] = (f"{name} = {base.name} with " + ", ".join(f"{k} {v} (was {was[k]})" for k, v in settings.items())
                             + "; its networks unchanged" + (f": {note}" if note else ""))
-    meta.pop("evaluation", None)  # the figures measured were the base model's
-    (dest / "model.json").write_text(json.dumps(meta, indent=1, ensure_ascii=False))
-    write_card(dest, meta)
-    return dest
+    return _released(dest, meta)
 
 
 def _box_net_release(run_dir: Path, base: Path, name: str, net_file: str, what: str, net_words: str,
@@ -290,10 +276,23 @@ def _box_net_release(run_dir: Path, base: Path, name: str, net_file: str, what: 
         raise FileNotFoundError(f"No {what} net at {net}: train one with `changpai train {what}`.")
     if not (base / "model.json").is_file():
         raise FileNotFoundError(f"No model at {base}.")
+    return net, _new_name(base, name, f"Release {net_words} under a new name: the model {how} stays as it is.")
+
+
+def _new_name(base: Path, name: str, refusal: str) -> Path:
+    """models/NAME for a release made from ``base``: ValueError(``refusal``) when that is ``base`` itself."""
     dest = MODELS_DIR / name
     if dest.resolve() == base.resolve():
-        raise ValueError(f"Release {net_words} under a new name: the model {how} stays as it is.")
-    return net, dest
+        raise ValueError(refusal)
+    return dest
+
+
+def _released(dest: Path, meta: dict[str, Any]) -> Path:
+    """``dest`` with ``meta`` as its model.json (less the base model's measured figures) and its model card."""
+    meta.pop("evaluation", None)  # the figures measured were the base model's
+    (dest / "model.json").write_text(json.dumps(meta, indent=1, ensure_ascii=False))
+    write_card(dest, meta)
+    return dest
 
 
 def _copy_base(base: Path, dest: Path, *more: str) -> None:
