@@ -534,13 +534,19 @@ def _with_detectors_reading(img: np.ndarray, boxes: list[np.ndarray], probs: np.
     val hands (data/val_hands3, 4, 5) against the settled reading alone: right without repair 1,481 -> 1,477, with
     repair 1,535 -> 1,535, wrong totals on a legal win 9 -> 7 (without a check: warning 9 -> 6)."""
     look = [i for i in range(len(boxes)) if probs[i].max() < info.refine]
-    if not look:
+    return _averaged(img, probs, look, [order_long_axis_vertical(boxes[i]) for i in look], cls_s, info)
+
+
+def _averaged(img: np.ndarray, probs: np.ndarray, which: list[int], quads: list[np.ndarray], cls_s, info: ModelInfo) -> np.ndarray:
+    """``probs`` with the cards ``which`` read again at ``quads`` (in order_long_axis_vertical's order), each new
+    reading averaged with the old unless it sees no card face there (a copy; ``probs`` itself when none)."""
+    if not which:
         return probs
-    p0, n0 = read_boxes(img, [order_long_axis_vertical(boxes[i]) for i in look], cls_s, info)
+    p2, p_none = read_boxes(img, quads, cls_s, info)
     probs = probs.copy()
-    for i, p, pn in zip(look, p0, n0, strict=True):
+    for k, p, pn in zip(which, p2, p_none, strict=True):
         if pn < NOT_A_CARD_P:
-            probs[i] = (probs[i] + p) / 2
+            probs[k] = (probs[k] + p) / 2
     return probs
 
 
@@ -555,14 +561,8 @@ def _read_refined(img: np.ndarray, quads: list[np.ndarray], probs: np.ndarray, c
         return probs
     t = lies(_refine_session(str(info.path)), img, [quads[k] for k in look])
     again = [(look[i], t[i]) for i in np.flatnonzero(moved(t))]
-    if not again:
-        return probs
-    p2, p_none = read_boxes(img, [order_long_axis_vertical(refined(quads[k], tk)) for k, tk in again], cls_s, info)
-    probs = probs.copy()
-    for (k, _), p, pn in zip(again, p2, p_none, strict=True):
-        if pn < NOT_A_CARD_P:
-            probs[k] = (probs[k] + p) / 2
-    return probs
+    return _averaged(img, probs, [k for k, _ in again], [order_long_axis_vertical(refined(quads[k], tk)) for k, tk in again],
+                     cls_s, info)
 
 
 def _recovered(img: np.ndarray, found: Found, kept: list[np.ndarray], kept_p: np.ndarray, cls_s,
