@@ -12,6 +12,7 @@ COMMANDS = {
     "app": ("app", "serve the phone page for the table (Streamlit)"),
     "score": ("score_photo", "score a photo of a finished hand: the hu with its breakdown"),
     "score-hand": ("score_hand", "score a hand written in notation or a hand file (JSON)"),
+    "rules": ("rules", "print a section of the rule book (docs/rules.md) that a breakdown line cites, e.g. R6"),
     "synth": ("synth", "render synthetic card photos with labels (detect, classify, hands)"),
     "preview": ("preview", "contact sheets of rendered card faces and scenes"),
     "recognize": ("recognize", "list the cards in a photo"),

@@ -17,25 +17,22 @@ import pandas as pd
 import streamlit as st
 
 from app.i18n import LANGS, say, t
+from app.rules import explain
 from app.tally import Tally, TallyError, check_code
 from scoring import HandError, build_hand, score_hand
 from scoring.cards import CODES, N_PLAIN, NAMES_ZH
 from scoring.hand import HOW_ZH, declared_hows
 from scoring.rulesets import EVENTS, OPTION_ZH, OPTIONS, RULESETS, get_ruleset, options_of
 from scoring.score import TYPE_EN, TYPE_ZH
-from vision.imageio import READ_SIDE, ImageError, read_photo
-from vision.layout import split_table
-from vision.pipeline import (
-    CODE_CHANGES,
-    NO_CARDS,
-    RECOUNT_KEYS,
-    PhotoContext,
-    PhotoError,
-    layout_from_roles,
-    score_layout,
-    score_recognition,
-)
-from vision.recognize import Card, ModelError, Recognition, model_info, recognize_array
+from vision.infer.imageio import READ_SIDE, ImageError, read_photo
+from vision.infer.model import ModelError, model_info
+from vision.infer.recognize import recognize_array
+from vision.table.changes import RECOUNT_KEYS
+from vision.table.context import NO_CARDS, PhotoContext, PhotoError
+from vision.table.hand_score import CODE_CHANGES, layout_from_roles, score_layout
+from vision.table.layout import split_table
+from vision.table.pipeline import score_recognition
+from vision.types import Card, Recognition
 
 MAX_UPLOAD_MB = int(os.environ.get("CHANGPAI_MAX_UPLOAD_MB", "25"))
 EVENT_ZH = {"tian_cheng": "天成", "di_hu": "地胡", "tian_ting": "天听", "zhe_zhuang": "折庄", "hai_di": "海底捞月",
@@ -211,12 +208,16 @@ def _show_result(ps, res, lang: str, img: np.ndarray, cards: list[Card]) -> None
     st.dataframe(pd.DataFrame({t("label", lang): [i.label if lang == "zh" else i.label_en for i in res.items],
                                t("points", lang): [i.points for i in res.items], t("rule", lang): [i.rule for i in res.items]}),
                  hide_index=True, width="stretch")
+    cited = explain([i.rule for i in res.items])
+    if cited:  # each line's [R…] leads to its section of the rule book (docs/rules.md)
+        with st.expander(t("rules_cited", lang)):
+            st.markdown(cited)
     for w in st.session_state.get("recount", []) + ps.warnings:
         st.warning(say(w, lang))
     if ps.defaults:
         colon, sep = ("：", "；") if lang == "zh" else (": ", "; ")
         st.info(t("confirm", lang) + colon + sep.join(say(d, lang) for d in ps.defaults))
-    from vision.annotate import annotate
+    from vision.table.annotate import annotate
 
     labels, groups = ps.card_tags()
     rec2 = Recognition(img.shape[1], img.shape[0], cards)

@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[1]
 FONT = ROOT / "app" / "static" / "changpai-cjk.otf"
 FAMILY = "changpai-cjk"
 # where the page's words come from: its locales and code, the rules engine's labels, the photo pipeline's messages
-SOURCES = ("app/locales/*.json", "app/*.py", "scoring/*.py", "vision/pipeline.py", "vision/layout.py", "datasets/fonts/CHARSET.txt")
+SOURCES = ("app/locales/*.json", "app/*.py", "scoring/*.py", "vision/table/*.py", "datasets/fonts/CHARSET.txt")
 
 
 # the blocks the font serves: punctuation, CJK symbols, kana, CJK ideographs, full-width forms (marks such as

@@ -12,32 +12,16 @@ from typing import Any
 
 from .cards import CODES, INDEX, N_PLAIN, NAMES_ZH, format_cards, rank_of
 from .hand import Hand
+from .items import BONUSES, DOUBLINGS, GROUP_POINTS, GROUP_SIZE, Item, Tally, ceil10, concealed_counts, group_cards
 from .readings import Group, readings
 from .rulesets import LAO_JIANG_DOUBLE
 
-K_1B, K_2B, K_3B = INDEX["1b"], INDEX["2b"], INDEX["3b"]
+K_1B = INDEX["1b"]
 THREE_OLD = (INDEX["qz"], INDEX["hh"], INDEX["bh"])
-WENQIAN_BONUS = {0: 0, 1: 20, 2: 50, 3: 100, 4: 100}  # R6.3: four count as three
-XI_ER_POINTS = {0: 0, 1: 10, 2: 30, 3: 50, 4: 70, 5: 100}  # R7
 TYPE_ORDER = {"qing": 0, "piao": 1, "ta": 2}
 TYPE_ZH = {"qing": "清胡", "piao": "飘胡", "ta": "塌胡"}
 TYPE_EN = {"qing": "qing hu (all sequences)", "piao": "piao hu (all triplets)", "ta": "ta hu (mixed)"}
 UNITS_ZH = {1: "碰", 2: "暗克", 4: "明杠", 6: "后摸", 8: "起手"}
-
-
-def ceil10(x: int) -> int:
-    """R6.2/R6.6: round up to a multiple of 10 (0 stays 0)."""
-    return -(-x // 10) * 10
-
-
-@dataclass
-class Item:
-    key: str
-    label: str  # Chinese first
-    label_en: str
-    points: int  # what this line adds to the total; all items add up to the total
-    rule: str  # RULES.md section
-    detail: str = ""
 
 
 @dataclass
@@ -212,38 +196,26 @@ class _Scorer:
 
     # --- winning hands -----------------------------------------------------------------------
     def score_reading(self, groups: tuple[Group, ...], place: int | None) -> Reading:
-        """Score one reading; ``place`` is the index of the concealed group holding the win card."""
-        h, rs, _u = self.hand, self.rs, self.u
-        conc_groups = [g for g in groups]
-        nseq = sum(1 for g in conc_groups if g[0] == "seq")
-        n_wq = sum(1 for g in conc_groups if g[0] == "seq" and g[1] == K_1B)
-        if nseq == 7:
-            htype = "qing"
-        elif nseq == n_wq:
-            htype = "piao"
-        else:
-            htype = "ta"
+        """Score one reading; ``place`` is the index of the concealed group holding the win card. The items
+        come from scoring.items, one function per rule item, in the rule book's order."""
+        h, rs = self.hand, self.rs
+        nseq = sum(1 for g in groups if g[0] == "seq")
+        n_wq = sum(1 for g in groups if g[0] == "seq" and g[1] == K_1B)
+        htype = "qing" if nseq == 7 else ("piao" if nseq == n_wq else "ta")
         no_pts_wild = rs.wilds and rs.option("wild_groups") == "no_points"
-        win_as_pong = (
-            place is not None and not h.self_drawn and rs.option("discard_triplet") == "pong"
-            and conc_groups[place][0] == "trip"
-        )
-        items: list[Item] = []
+        win_as_pong = (place is not None and not h.self_drawn and rs.option("discard_triplet") == "pong"
+                       and groups[place][0] == "trip")
         melds: list[Meld] = []
-        three_old_groups: list[tuple[int, int, Item]] = []
         decl_items = self.declared_items()
         for d, it in zip(h.declared, decl_items, strict=False):
-            melds.append(Meld([d.code] * d.n, "quad" if d.n == 4 else ("two" if d.n == 2 else "trip"),
-                              d.how, it.points))
+            melds.append(Meld([d.code] * d.n, "quad" if d.n == 4 else ("two" if d.n == 2 else "trip"), d.how, it.points))
         conc_items: list[tuple[int, int, Item]] = []
-        for gi, (shape, k, wl) in enumerate(conc_groups):
-            n = {"seq": 3, "pair": 2, "trip": 3, "quad": 4, "two": 2}[shape]
-            cards = [CODES[k + j] for j in range(3)] if shape == "seq" else [CODES[k]] * n
+        for gi, (shape, k, wl) in enumerate(groups):
             pts = 0
             if shape in ("trip", "quad", "two"):
+                n = GROUP_SIZE[shape]
                 if gi == place and win_as_pong:
-                    units = 2 if self.flips[k] == 1 else 1
-                    it = self.group_item(k, units, "碰(点炮)")
+                    it = self.group_item(k, 2 if self.flips[k] == 1 else 1, "碰(点炮)")
                 else:
                     units = self.conc_units(k, n)
                     it = self.group_item(k, units, {2: "暗克", 6: "后摸", 8: "起手"}[units])
@@ -252,129 +224,14 @@ class _Scorer:
                     it.detail += " (wild: no points, option wild_groups)"
                 pts = it.points
                 conc_items.append((k, n, it))
-            melds.append(Meld(cards, shape, "concealed", pts, wl))
-        conc_counts = [0] * N_PLAIN
-        for shape, k, _ in conc_groups:
-            if shape == "seq":
-                for j in range(3):
-                    conc_counts[k + j] += 1
-            else:
-                conc_counts[k] += {"pair": 2, "trip": 3, "quad": 4, "two": 2}[shape]
-
-        if htype == "qing":
-            # R6.1 把子 / R11: 底胡 of a 清胡 comes from 把子 alone
-            for k, units, _ in self.counted_groups(conc_counts):
-                items.append(self.group_item(k, units, "把子", "R6.1", "ba_zi"))
-        else:
-            items.extend(decl_items)
-            items.extend(it for _, _, it in conc_items)
-            three_old_groups = [(d.kind, d.n, it) for d, it in zip(h.declared, decl_items, strict=False)] + conc_items
-            so = self.three_old(three_old_groups)
-            if so:
-                items.append(so)
-            if n_wq >= 3:  # R6.1 三文钱, R11
-                for k in (K_1B, K_2B, K_3B):
-                    if self.flips[k] < 2:
-                        it = self.group_item(k, self.conc_units(k, 3), "三文钱", "R6.1", "san_wen_qian")
-                        items.append(it)
-            if rs.option("bazi_outside_qing"):
-                held = {k for k, _, _ in conc_items}
-                for k, units, _ in self.counted_groups(conc_counts):
-                    if k not in held:
-                        items.append(self.group_item(k, units, "把子", "R6.1 (option)", "ba_zi"))
-        raw = sum(i.points for i in items)
-        di = ceil10(raw)
-        if di != raw:
-            items.append(Item("round", "底胡进整", "group points rounded up", di - raw, "R6.2"))
-
-        # R6.4 base of the type
-        if htype == "qing":
-            q = rs.qing_base
-            items.append(Item("qing", f"清胡 +{q}", f"qing hu base {q} (成胡 20 + {q - 20})", q, "R6.4"))
-        else:
-            items.append(Item("cheng", "成胡", "won hand", 20, "R6.4"))
-            if htype == "piao" and rs.piao_extra:
-                items.append(Item("piao", "飘胡", "piao hu", rs.piao_extra, "R6.4"))
-        # R6.3 bonuses
-        if h.self_drawn:
-            items.append(Item("zimo", "自摸", "self-drawn", 10, "R6.3"))
-        win_in = None
-        if place is not None:
-            shape, k, _ = conc_groups[place]
-            w = h.win_card
-            if shape == "pair":
-                win_in = "吊头"
-                items.append(Item("shape", "吊头", "winning card completes the pair", 10, "R6.3"))
-            elif shape == "seq":
-                pos = w - k
-                if pos == 1:
-                    win_in = "丫子"
-                    items.append(Item("shape", "丫子", "winning card in the middle", 10, "R6.3"))
-                elif (pos == 2 and k % 9 == 0) or (pos == 0 and k % 9 == 6):
-                    win_in = "拖尾"
-                    items.append(Item("shape", "拖尾", "winning 3 of 123 / 7 of 789", 10, "R6.3"))
-                else:
-                    win_in = "两头"
-            else:
-                win_in = {"trip": "坎", "quad": "杠", "two": "将"}[shape]
-        if "gang_kai" in h.events:
-            items.append(Item("gang_kai", "杠开", "won on a quad's replacement", 10, "R6.3"))
-        if n_wq:
-            name = {1: "单文钱", 2: "双文钱", 3: "三文钱", 4: "四文钱(算三)"}[n_wq]
-            items.append(Item("wen_qian", name, f"{n_wq} × 1b2b3b", WENQIAN_BONUS[n_wq], "R6.3"))
-        n_extra = 0
-        if rs.option("xi_er"):  # R7 喜儿
-            n_extra = sum(self.hand.concealed[N_PLAIN:])
-            pts = XI_ER_POINTS[n_extra]
-            if n_extra == 5 and all(k in self.fd for k in range(N_PLAIN, N_PLAIN + 5)):
-                pts = 200
-            if any(j >= N_PLAIN for j in h.jiang):
-                pts *= 2
-            if pts:
-                items.append(Item("xi_er", f"喜儿 ×{n_extra}", f"{n_extra} bonus extras", pts, "R7"))
-        total = sum(i.points for i in items)
-
-        def double(key: str, zh: str, en: str, rule: str, factor: int = 2) -> None:
-            nonlocal total
-            items.append(Item(key, f"{zh} ×{factor}", en, total * (factor - 1), rule))
-            total *= factor
-
-        if htype == "piao":
-            double("piao_x2", "飘胡", "piao hu doubled", "R6.4" if rs.piao_extra else "R7")
-            claimed = any(d.how in ("pong", "exposed_kong") for d in h.declared) or win_as_pong
-            if not claimed:
-                double("men_piao", "闷飘", "all-concealed piao", "R6.5")
-        for ev, zh, en in (("tian_cheng", "天成", "dealer won on the deal"),
-                           ("di_hu", "地胡", "won on the dealer's first discard"),
-                           ("tian_ting", "天听", "declared ready before the first discard"),
-                           ("zhe_zhuang", "折庄", "zhe zhuang"),
-                           ("hai_di", "海底捞月", "won on the last card")):
-            if ev in h.events:
-                double(ev, zh, en, "R6.5")
-        if rs.yi_hu_tou and self.yi_hu_tou(conc_counts, conc_items, decl_items):
-            double("yi_hu_tou", "一胡头儿", "only one 1-point pong", "R7")
-        if rs.option("xi_er") and n_extra == 0:
-            if any(j >= N_PLAIN for j in h.jiang):
-                double("qiong_qiong_hen", "穷穷狠", "no extras held, extra flipped", "R7", 4)
-            else:
-                double("qiong_hen_x2", "穷狠", "no extras held", "R7")
-        if "qiong_hen" in h.events:  # R7 option: the hand scores 300
-            items.append(Item("qiong_hen", "穷狠 = 300", "no pair and no triplet dealt: 300",
-                              300 - total, "R7"))
-            total = 300
-        final = ceil10(total)
-        if final != total:
-            items.append(Item("round_final", "进整", "total rounded up", final - total, "R6.6"))
-        return Reading(htype, melds, items, final, raw, di, win_in)
-
-    def yi_hu_tou(self, conc_counts: list[int], conc_items: list, decl_items: list[Item]) -> bool:
-        """R7/R11 一胡头儿: the only triplet-or-quad is one declared pong worth 1."""
-        if conc_items or len(decl_items) != 1:
-            return False
-        d = self.hand.declared[0]
-        if d.how != "pong" or decl_items[0].points != 1:
-            return False
-        return all(n < 3 for n in conc_counts)
+            melds.append(Meld(group_cards(shape, k), shape, "concealed", pts, wl))
+        t = Tally(self, groups, place, htype, n_wq, win_as_pong, decl_items, conc_items, concealed_counts(groups))
+        for rule in GROUP_POINTS + BONUSES:
+            rule(t)
+        t.total = sum(i.points for i in t.items)
+        for rule in DOUBLINGS:
+            rule(t)
+        return Reading(htype, melds, t.items, t.total, t.raw, t.di_hu, t.win_in)
 
     def best(self, want_all: bool = False) -> tuple[Reading | None, int, list[Reading]]:
         h = self.hand

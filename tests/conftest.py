@@ -27,7 +27,7 @@ def sample_scenes() -> list[Path]:
 def model_variant(dest: Path, copy: bool = False, **settings) -> Path:
     """A model folder at ``dest``: the released model's networks (linked, or copied with ``copy``) and its
     model.json with ``settings`` changed, to run the released networks under other thresholds."""
-    from vision.recognize import BOX_NETS
+    from vision.infer.model import BOX_NETS
 
     dest.mkdir(parents=True)
     for f in ("detector.onnx", "classifier.onnx", *BOX_NETS):

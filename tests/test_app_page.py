@@ -160,8 +160,8 @@ def test_the_pages_own_font_has_every_character_it_shows():
 def test_a_card_added_by_the_one_more_repair_shows_on_the_page(app_env, monkeypatch):
     # the recognition misses one hand card but offers it as a spare (a box the detector was unsure of):
     # the page takes the reading with it, lists it as a card and says it was added
-    import vision.recognize
-    from vision.recognize import Card, Recognition
+    import vision.infer.recognize
+    from vision.types import Card, Recognition
 
     gt = json.loads((SAMPLES / "hand_1.json").read_text())
     cards = [Card(c["code"], 0.99, [(c["code"], 0.99)], c["quad"], det_score=0.9) for c in gt["cards"]]
@@ -172,7 +172,7 @@ def test_a_card_added_by_the_one_more_repair_shows_on_the_page(app_env, monkeypa
     at = _new()
     _upload(at, "hand.jpg", (SAMPLES / "hand_1.jpg").read_bytes())
     full = _total(at)  # the real photo, every card seen
-    monkeypatch.setattr(vision.recognize, "recognize_array", lambda img, model=None: rec)
+    monkeypatch.setattr(vision.infer.recognize, "recognize_array", lambda img, model=None: rec)
     at = _new()
     _upload(at, "hand.jpg", (SAMPLES / "hand_1.jpg").read_bytes())  # a new session: recognized afresh
     assert len(at.session_state["rows"]) == len(gt["cards"])
@@ -217,8 +217,9 @@ def test_a_hand_that_cannot_be_scored_says_on_the_page_what_the_cli_says(app_env
     """hand_6 under the default ruleset (two 将, one card lying apart): the page's corrections table starts
     from the cards where they lie, so its message counts the card set apart as `changpai score` does."""
     from app.i18n import say
-    from vision.pipeline import PhotoContext, PhotoError, score_recognition
-    from vision.recognize import recognize
+    from vision.infer.recognize import recognize
+    from vision.table.context import PhotoContext, PhotoError
+    from vision.table.pipeline import score_recognition
 
     with pytest.raises(PhotoError) as e:
         score_recognition(recognize(SAMPLES / "hand_6.jpg"), PhotoContext())

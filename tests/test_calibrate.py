@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from tests.conftest import requires_model
-from vision.calibrate import CALIBRATION_ORDER, CalibrationError, faces_from_photo, render_calibration_photo
-from vision.faces import random_style
+from vision.synth.faces import random_style
+from vision.train.calibrate import CALIBRATION_ORDER, CalibrationError, faces_from_photo, render_calibration_photo
 
 pytestmark = requires_model
 
@@ -26,8 +26,8 @@ def test_calibration_photo_gives_the_faces_in_order():
 @pytest.mark.parametrize("seed", [5, 31337, 7])
 def test_each_face_is_named_after_the_card_it_was_cut_from(seed):
     # tilted photos: a row that slants across pixel rows must still be read as one row
-    from vision.evaluate import match
-    from vision.recognize import reading_order, recognize_array
+    from vision.eval.evaluate import match
+    from vision.infer.recognize import reading_order, recognize_array
 
     img, gt = render_calibration_photo(random_style(random.Random(seed), "holdout"), seed=seed)
     cards = reading_order(recognize_array(img).cards)
@@ -45,7 +45,7 @@ def test_missing_card_is_a_clear_message():
 
 
 def test_check_sheet_shape():
-    from vision.calibrate import check_sheet
+    from vision.train.calibrate import check_sheet
 
     faces = [(c, np.zeros((448, 96, 3), np.uint8)) for c in CALIBRATION_ORDER[:30]]
     sheet = check_sheet(faces)
@@ -53,8 +53,8 @@ def test_check_sheet_shape():
 
 
 def test_faces_are_cut_inside_the_card_and_cleaned_of_the_photos_light():
-    from vision.calibrate import INSET_ACROSS, INSET_ALONG, clean_face, inset
-    from vision.geometry import box_error
+    from vision.infer.geometry import box_error
+    from vision.train.calibrate import INSET_ACROSS, INSET_ALONG, clean_face, inset
 
     q = np.array([[10, 10], [60, 10], [60, 243], [10, 243]], np.float32)
     e = box_error(inset(q), q)
@@ -72,7 +72,7 @@ def test_faces_are_cut_inside_the_card_and_cleaned_of_the_photos_light():
 def test_eval_calibration_passes_scenes_epochs_and_minutes_on(tmp_path, monkeypatch, capsys):
     import json
 
-    import vision.calibrate
+    import vision.train.calibrate
     from app.cli import main
 
     seen = {}
@@ -82,7 +82,7 @@ def test_eval_calibration_passes_scenes_epochs_and_minutes_on(tmp_path, monkeypa
         fig = {"precision": 1.0, "recall": 0.99, "classification_accuracy": 0.98, "whole_photo_exact": 0.5}
         return {"before": fig, "after": fig, "calibration_minutes": 1.0, "calibration": {"epochs": 1, "epochs_asked": 1}}
 
-    monkeypatch.setattr(vision.calibrate, "measure", fake_measure)
+    monkeypatch.setattr(vision.train.calibrate, "measure", fake_measure)
     out = tmp_path / "r.json"
     assert main(["eval-calibration", "--work", str(tmp_path), "--n", "5", "--scenes", "40", "--epochs", "1",
                  "--minutes", "7.5", "--json", str(out)]) == 0
@@ -97,7 +97,7 @@ def test_fine_tuning_is_cut_to_the_epochs_that_fit_the_budget():
     the mean of those so far; a run cut short has its rate schedule planned again over the epochs that fit."""
     import time
 
-    from vision.train import stop_before
+    from vision.train.yolo import stop_before
 
     class Trainer:
         def __init__(self, epoch, started_s_ago, epochs=4, start_epoch=0):
@@ -148,8 +148,9 @@ def test_calibrated_model_is_complete_loads_everywhere_and_never_reads_cards_the
     from app.cli import main
     from scoring.cards import CODES, EXTRAS
     from tests.conftest import SAMPLES
-    from vision.faces import FaceSource
-    from vision.recognize import BOX_NETS, faces_only, model_info, recognize
+    from vision.infer.model import BOX_NETS, model_info
+    from vision.infer.recognize import faces_only, recognize
+    from vision.synth.faces import FaceSource
 
     src = FaceSource(random_style(random.Random(3), "holdout"), seed=3)
     for c in CODES:
@@ -179,7 +180,7 @@ def test_calibrated_model_is_complete_loads_everywhere_and_never_reads_cards_the
 
 
 def test_calibration_figures_say_what_keeps_photos_from_being_exact():
-    from vision.calibrate import _figures
+    from vision.train.calibrate import _figures
 
     report = {"precision": 0.99, "recall": 0.98, "classification_accuracy": 0.97, "whole_photo_exact": 0.5,
               "confusions": [{"true": "6t", "pred": "5t", "count": 1}],

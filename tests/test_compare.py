@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from app.cli import main
-from vision.compare import compare, mcnemar_p
+from vision.eval.compare import compare, mcnemar_p
 
 
 def test_mcnemar_exact_p_values():

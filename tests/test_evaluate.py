@@ -6,7 +6,7 @@ import json
 
 from app.cli import main
 from tests.conftest import requires_model
-from vision.synth import Job, prepare, render_one
+from vision.synth.write import Job, prepare, render_one
 
 
 def _render(root, kind, n, size=(960, 720)):
@@ -86,7 +86,7 @@ def test_eval_hands_counts_right_wrong_and_unscored_photos(tmp_path, capsys):
 
 
 def test_photo_shares_come_with_their_wilson_interval():
-    from vision.evaluate import format_span, interval
+    from vision.eval.evaluate import format_span, interval
 
     # 160 of 200: worked by hand, centre (0.8 + z²/2n) / (1 + z²/n) = 0.7943, half-width 0.0552
     assert interval(160, 200) == [0.7391, 0.8495]
@@ -110,8 +110,8 @@ def test_eval_without_ground_truth_is_one_sentence(tmp_path, capsys):
 def test_eval_hands_keeps_and_reuses_the_recognitions(tmp_path, capsys, monkeypatch):
     import shutil
 
-    import vision.recognize
-    from vision.recognize import DEFAULT_MODEL
+    import vision.infer.recognize
+    from vision.infer.model import DEFAULT_MODEL
 
     d = _render(tmp_path / "hands", "hands", 2, (1280, 960))
     keep = tmp_path / "recs.json"
@@ -122,7 +122,7 @@ def test_eval_hands_keeps_and_reuses_the_recognitions(tmp_path, capsys, monkeypa
     def no_recognizer(*a, **k):
         raise AssertionError("recognized again")
 
-    monkeypatch.setattr(vision.recognize, "recognize_array", no_recognizer)
+    monkeypatch.setattr(vision.infer.recognize, "recognize_array", no_recognizer)
     assert main(["eval", str(d), "--hands", "--recognitions", str(keep), "--json", str(tmp_path / "b.json")]) == 0
     again = json.loads((tmp_path / "b.json").read_text())
     assert again["recognitions"].startswith("reused") and "after recognition (reused)" in capsys.readouterr().out
@@ -140,8 +140,8 @@ def test_kept_recognitions_follow_the_thresholds_values_not_how_they_were_set(tm
     thresholds), and refused under any other value, as is a file from before the values were kept."""
     import shutil
 
-    import vision.recognize
-    from vision.recognize import DEFAULT_MODEL
+    import vision.infer.recognize
+    from vision.infer.model import DEFAULT_MODEL
 
     h = _render(tmp_path / "hands", "hands", 1, (1280, 960))
     model = tmp_path / "model"
@@ -155,7 +155,7 @@ def test_kept_recognitions_follow_the_thresholds_values_not_how_they_were_set(tm
     def no_recognizer(*a, **k):
         raise AssertionError("recognized again")
 
-    monkeypatch.setattr(vision.recognize, "recognize_array", no_recognizer)
+    monkeypatch.setattr(vision.infer.recognize, "recognize_array", no_recognizer)
     assert main([*args, "--json", str(tmp_path / "r.json")]) == 0
     assert json.loads((tmp_path / "r.json").read_text())["recognitions"].startswith("reused")
     assert main([*args, "--set", "recover=0.9"]) == 2
@@ -189,7 +189,7 @@ def test_eval_split_takes_only_that_splits_photos(tmp_path, capsys):
 def test_eval_set_measures_changed_thresholds_without_a_model_folder(tmp_path, capsys):
     """--set NAME=VALUE: the model's thresholds changed for this measurement only; the report says which, kept
     recognitions are not reused across settings, and a bad --set is one sentence."""
-    from vision.recognize import DEFAULT_MODEL
+    from vision.infer.model import DEFAULT_MODEL
 
     d = _render(tmp_path / "det", "detect", 2)
     meta = (DEFAULT_MODEL / "model.json").read_text()
@@ -214,8 +214,8 @@ def test_eval_set_measures_changed_thresholds_without_a_model_folder(tmp_path, c
 def test_the_wrong_cards_are_told_apart_misread_missed_and_extra():
     """CardTally: a misread card with the rank of its true code among the readings, a missed card with the spare
     offered on it, a box on no card; each photo's row names them."""
-    from vision.evaluate import CardTally, format_errors
-    from vision.recognize import Card
+    from vision.eval.evaluate import CardTally, format_errors
+    from vision.types import Card
 
     def quad(x):
         return [[x, 0], [x + 30, 0], [x + 30, 90], [x, 90]]
@@ -247,7 +247,7 @@ def test_the_wrong_cards_are_told_apart_misread_missed_and_extra():
 def test_eval_hands_truth_scores_the_true_cards_with_no_model(tmp_path, capsys, monkeypatch):
     """--truth: each photo scored from its own ground-truth cards, no network at all (the arrangement and the scoring
     alone); it takes no model, thresholds or kept recognitions, and is for --hands only."""
-    import vision.evaluate as ev
+    import vision.eval.evaluate as ev
 
     d = _render(tmp_path / "hands", "hands", 4, (1280, 960))
     monkeypatch.setattr(ev, "recognize", lambda *a, **k: (_ for _ in ()).throw(AssertionError("a network ran")))

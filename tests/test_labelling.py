@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from tests.conftest import requires_model
-from vision.labelling import find_images, label, ls_to_quad, quad_to_ls
+from vision.label.labelling import find_images, label, ls_to_quad, quad_to_ls
 
 pytestmark = requires_model
 
@@ -33,7 +33,7 @@ def test_yolo_obb_checked_by_ultralytics(photos, tmp_path):
     out = tmp_path / "y"
     s = label(photos, out, "yolo-obb", workers=1, progress=False)
     assert s.labelled == 3 and [f for f, _ in s.skipped] == ["broken.jpg"]
-    from vision.ultra import offline_ultralytics
+    from vision.train.ultra import offline_ultralytics
 
     offline_ultralytics()
     from ultralytics.data.utils import check_det_dataset, verify_image_label
@@ -85,7 +85,7 @@ def test_iphone_heic_photos_are_labelled_and_exported_as_jpeg_copies(sample_scen
     assert y.labelled == 2 and not y.skipped
     copy = tmp_path / "y" / "images" / "day1" / "IMG_0002.HEIC.jpg"
     assert Image.open(copy).size == im.size  # upright, as the photo is seen
-    from vision.ultra import offline_ultralytics
+    from vision.train.ultra import offline_ultralytics
 
     offline_ultralytics()
     from ultralytics.data.utils import img2label_paths, verify_image_label
@@ -119,7 +119,7 @@ def test_photos_sharing_a_name_but_not_the_extension_keep_their_own_yolo_labels(
     assert label(root, out, "yolo-obb", workers=1, progress=False).labelled == 3
     images = sorted(p.name for p in (out / "images").iterdir())
     assert images == ["IMG_1_jpg.jpg", "IMG_1_png.png", "IMG_2.jpg"]  # a lone name stays as it was
-    from vision.labelling import STATE_DIR
+    from vision.label.labelling import STATE_DIR
 
     for photo, lab in (("IMG_1.jpg", "IMG_1_jpg.txt"), ("IMG_1.png", "IMG_1_png.txt"), ("IMG_2.jpg", "IMG_2.txt")):
         rec = json.loads((out / STATE_DIR / "recognitions" / f"{photo}.json").read_text())
@@ -164,7 +164,7 @@ def test_resume_and_never_overwrite_edits(photos, tmp_path):
 
 
 def test_dask_local_mode(photos, tmp_path):
-    from vision.labelling import dask_mapper
+    from vision.label.labelling import dask_mapper
 
     s = label(photos, tmp_path / "d", "yolo-obb", progress=False, mapper=dask_mapper(None))
     assert s.labelled == 3 and len(s.skipped) == 1

@@ -8,8 +8,8 @@ import numpy as np
 
 from scoring.cards import CODES
 from tests.conftest import requires_model
-from vision.geometry import quad_iou
-from vision.synth import Job, prepare, render_one
+from vision.infer.geometry import quad_iou
+from vision.synth.write import Job, prepare, render_one
 
 
 def _scenes(root, n=6):
@@ -21,7 +21,7 @@ def _scenes(root, n=6):
 
 
 def test_negative_boxes_touch_no_card_and_cover_every_object(tmp_path):
-    from vision.mine import negative_quads
+    from vision.train.mine import negative_quads
 
     gts = _scenes(tmp_path)
     rng = np.random.default_rng(0)
@@ -46,7 +46,7 @@ def test_mine_cli_files_crops_under_none_and_by_code(tmp_path, capsys):
     import cv2
 
     from app.cli import main
-    from vision.recognize import NOT_A_CARD
+    from vision.infer.model import NOT_A_CARD
 
     _scenes(tmp_path / "scenes", 4)
     assert main(["mine", str(tmp_path / "scenes"), "--out", str(tmp_path / "crops"), "--negatives"]) == 0
@@ -63,9 +63,9 @@ def test_mine_cli_files_crops_under_none_and_by_code(tmp_path, capsys):
 @requires_model
 def test_hard_mining_keeps_only_the_crops_the_classifier_errs_on(tmp_path):
     from app.cli import main
-    from vision.imageio import load_image
-    from vision.mine import _cut, _misread
-    from vision.recognize import _sessions, model_info
+    from vision.infer.imageio import load_image
+    from vision.infer.model import _sessions, model_info
+    from vision.train.mine import _cut, _misread
 
     gts = _scenes(tmp_path / "scenes", 3)
     info = model_info(None)

@@ -8,7 +8,7 @@ import yaml
 
 from app.cli import main
 from scoring.cards import CODES
-from vision.synth import Job, prepare, render_one
+from vision.synth.write import Job, prepare, render_one
 
 
 def _synth(root: Path, kind: str, n: int, seed: int, val_frac: float) -> Path:
@@ -69,7 +69,7 @@ def test_mix_takes_the_layouts_of_several_folders_loose_ones_too(folders, tmp_pa
     # one folder: the list it always gave
     one = tmp_path / "one"
     main(["mix", str(one), "--hands", str(hands), "--others", "1", "--val", str(val), "--seed", "3"])
-    from vision.mix import make_mix
+    from vision.synth.mix import make_mix
     again = tmp_path / "again"
     make_mix(again, hands, val, others=1, seed=3)
     assert (again / "train.txt").read_text() == (one / "train.txt").read_text()

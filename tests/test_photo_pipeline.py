@@ -11,10 +11,12 @@ import pytest
 from PIL import Image
 
 from scoring.repair import Candidate, repair
-from vision.imageio import ImageError, load_image
-from vision.pipeline import OTHER_READING, PhotoContext, PhotoError, score_recognition
-from vision.recognize import Card, Recognition
-from vision.synth import Job, prepare, render_one
+from vision.infer.imageio import ImageError, load_image
+from vision.synth.write import Job, prepare, render_one
+from vision.table.changes import OTHER_READING
+from vision.table.context import PhotoContext, PhotoError
+from vision.table.pipeline import score_recognition
+from vision.types import Card, Recognition
 
 
 def _recognition_from_gt(gt, noise=None):
@@ -77,7 +79,8 @@ def test_repair_fixes_one_misread_card_and_reports_it(hand_scenes):
 def test_a_repair_takes_only_readings_the_classifier_gives_some_weight(hand_scenes, p_true, repaired):
     """Readings of REPAIR_MIN_P or more are searched first; one down to LAST_MIN_P only when nothing else makes
     a legal win; less, never."""
-    from vision.pipeline import LAST_MIN_P, REPAIR_MIN_P
+    from vision.table.changes import LAST_MIN_P
+    from vision.table.hand_score import REPAIR_MIN_P
 
     assert LAST_MIN_P < 0.03 < REPAIR_MIN_P <= 0.1 and 0.005 < LAST_MIN_P
     gt = hand_scenes[0]
@@ -171,7 +174,7 @@ def test_stray_objects_apart_are_left_out_and_reported(hand_scenes):
 
 
 def test_a_card_the_detector_half_saw_is_added_when_the_hand_is_one_short(hand_scenes):
-    from vision.recognize import NOT_A_CARD
+    from vision.infer.model import NOT_A_CARD
 
     done = 0
     for gt in hand_scenes[:6]:
@@ -199,7 +202,7 @@ def test_the_recover_nets_word_on_spares_settles_which_one_to_add(hand_scenes):
     from dataclasses import replace
 
     from scoring.cards import CODES
-    from vision.recognize import NOT_A_CARD
+    from vision.infer.model import NOT_A_CARD
 
     done = 0
     for gt in hand_scenes:
@@ -240,8 +243,8 @@ def test_the_recover_nets_word_on_spares_settles_which_one_to_add(hand_scenes):
 def test_two_cards_the_detector_left_out_are_added_together_never_one_card_twice(hand_scenes):
     import itertools
 
-    from vision.geometry import quad_iou
-    from vision.recognize import NOT_A_CARD
+    from vision.infer.geometry import quad_iou
+    from vision.infer.model import NOT_A_CARD
 
     done = 0
     for gt in hand_scenes[:8]:
@@ -273,7 +276,7 @@ def test_two_cards_the_detector_left_out_are_added_together_never_one_card_twice
 
 
 def test_score_cli_shows_the_card_added(hand_scenes, tmp_path, monkeypatch, capsys):
-    import vision.recognize
+    import vision.infer.recognize
     from app.cli import main
 
     for gt in hand_scenes[:6]:
@@ -284,7 +287,7 @@ def test_score_cli_shows_the_card_added(hand_scenes, tmp_path, monkeypatch, caps
             continue
         rec.spares = [Card(missed.code, 0.9, missed.alternatives, missed.quad, det_score=0.3)]
         break
-    monkeypatch.setattr(vision.recognize, "recognize", lambda img, model=None: rec)
+    monkeypatch.setattr(vision.infer.recognize, "recognize", lambda img, model=None: rec)
     photo = tmp_path / "p.png"
     Image.new("RGB", (gt["width"], gt["height"]), (90, 120, 90)).save(photo)
     hand = tmp_path / "hand.json"
@@ -296,7 +299,7 @@ def test_score_cli_shows_the_card_added(hand_scenes, tmp_path, monkeypatch, caps
 
 
 def test_a_card_boxed_twice_is_left_out_and_stays_marked(hand_scenes):
-    from vision.recognize import NOT_A_CARD
+    from vision.infer.model import NOT_A_CARD
 
     done = 0
     for gt in hand_scenes[:6]:
@@ -409,7 +412,8 @@ def _missed(rec, i):
 
 def test_a_box_across_two_cards_is_left_out_while_a_missed_card_is_added(hand_scenes):
     """Two changes at once: the detector boxed the gap between two cards (read unsure) and missed a card."""
-    from vision.recognize import NOT_A_CARD, UNSURE
+    from vision.infer.model import NOT_A_CARD
+    from vision.infer.recognize import UNSURE
 
     done = 0
     for gt in hand_scenes:
@@ -448,7 +452,7 @@ def _wins_as_seen(rec, gt):
 
 def test_a_missed_card_and_a_misread_one_are_mended_together(hand_scenes):
     """Neither a card added nor a code repair alone makes a win: the two together do, and both are reported."""
-    from vision.recognize import NOT_A_CARD
+    from vision.infer.model import NOT_A_CARD
 
     done = 0
     for gt in hand_scenes:
@@ -470,7 +474,7 @@ def test_a_missed_card_and_a_misread_one_are_mended_together(hand_scenes):
 
 
 def test_three_misread_cards_are_read_as_their_alternatives(hand_scenes):
-    from vision.pipeline import MIXED_CODE_CHANGES
+    from vision.table.changes import MIXED_CODE_CHANGES
 
     assert MIXED_CODE_CHANGES == 3
     done = 0
@@ -515,8 +519,8 @@ def test_the_winning_card_counts_when_it_was_misread_and_repaired(hand_scenes):
 def test_a_box_read_unsurely_is_among_the_doubtful_however_the_detector_scored_it():
     """A box across two cards or an object read as a card: the classifier is unsure though the detector scored
     it well. It is tried left out before boxes the detector scored low that read surely."""
-    from vision.pipeline import _doubtful
-    from vision.recognize import SPARES
+    from vision.infer.recognize import SPARES
+    from vision.table.changes import _doubtful
 
     quad = [[0, 0], [30, 0], [30, 90], [0, 90]]
     sure_low = [Card("5b", 1.0, [("5b", 1.0)], [[x + 40 * k, y] for x, y in quad], det_score=0.4 + 0.005 * k)
@@ -528,7 +532,7 @@ def test_a_box_read_unsurely_is_among_the_doubtful_however_the_detector_scored_i
 
 
 def test_edge_distances_and_crossing_cards_cluster():
-    from vision.layout import clusters, edge_distances, quad_distance
+    from vision.table.layout import clusters, edge_distances, quad_distance
 
     def seg(p, a, b):
         t = np.clip(np.dot(p - a, b - a) / np.dot(b - a, b - a), 0, 1)
@@ -574,7 +578,7 @@ def test_another_legal_win_one_card_away_is_named_without_changing_the_total(han
     from collections import Counter
 
     from scoring.messages import Msg
-    from vision.pipeline import _other_readings
+    from vision.table.changes import _other_readings
 
     named = 0
     for gt in hand_scenes:
@@ -604,7 +608,8 @@ def test_another_legal_win_one_card_away_is_named_without_changing_the_total(han
 def test_equal_cards_lying_apart_in_the_hand_are_named_as_a_possible_declared_group(hand_scenes):
     """A declared group laid so close to the hand that the layout joins it: the total as scored stands, and a
     check: warning gives the total with those cards as the group on the table."""
-    from vision.pipeline import OTHER_READING, _other_readings, layout_from_roles, score_layout
+    from vision.table.changes import OTHER_READING, _other_readings
+    from vision.table.hand_score import layout_from_roles, score_layout
 
     done = 0
     for gt in hand_scenes:
@@ -672,7 +677,7 @@ def test_a_row_of_the_hand_read_as_declared_groups_is_named_as_part_of_the_hand(
     """A second row of the hand made of runs of equal cards is read as declared groups laid close together, which
     scores less (R9: the photo's defaults never over-score); when the runs lie as evenly as the cards in them, a
     check: warning gives the total with the row as part of the hand. Groups with gaps between them get none."""
-    from vision.pipeline import OTHER_READING
+    from vision.table.changes import OTHER_READING
 
     ctx = PhotoContext(win="6t")
     even = score_recognition(_two_row_hand(0.0), ctx)
@@ -750,7 +755,9 @@ def test_the_pages_chinese_says_every_message_of_photo_to_hu(hand_scenes):
     from scoring.messages import Msg
 
     root = Path(__file__).parents[1]
-    src = "".join((root / f).read_text() for f in ("vision/pipeline.py", "vision/imageio.py", "scoring/hand.py", "scoring/cards.py"))
+    files = [*sorted((root / "vision" / "table").glob("*.py")), *(root / f for f in ("vision/infer/imageio.py", "scoring/hand.py",
+                                                                                     "scoring/cards.py"))]
+    src = "".join(f.read_text() for f in files)
     keys = set(re.findall(r'Msg\(\s*"(\w+)"', src)) | set(re.findall(r'"(jiang_missing\w*)"', src))
     keys |= {"meld_pong", "meld_exposed_kong", "meld_concealed_kong"}  # Msg(f"meld_{how}", …)
     assert len(keys) >= 40 and all(f"msg.{k}" in _table("zh") for k in keys)
@@ -824,7 +831,7 @@ def test_the_pages_chinese_says_every_message_of_photo_to_hu(hand_scenes):
 def test_labels_of_a_tight_stair_do_not_cover_each_other_and_loose_cards_keep_theirs():
     """annotate.place_labels: in a stair whose strips are narrower than the names, every label gets a place of
     its own beyond the cards' ends; labels that fit stay on their own cards."""
-    from vision.annotate import anchors, place_labels
+    from vision.table.annotate import anchors, place_labels
 
     def card(x, y, w=60, length=180):
         return [[x, y], [x + w, y], [x + w, y + length], [x, y + length]]
@@ -853,7 +860,7 @@ def test_labels_of_a_tight_stair_do_not_cover_each_other_and_loose_cards_keep_th
 def test_pair_distances_are_the_edge_distances_of_those_pairs():
     """layout.clusters measures only the pairs lying near each other (pair_distances); each is the full matrix's
     value, either way round, for quads that overlap, touch or lie apart."""
-    from vision.layout import edge_distances, pair_distances
+    from vision.table.layout import edge_distances, pair_distances
 
     rng = np.random.default_rng(3)
     quads = np.concatenate([rng.uniform(0, 400, (12, 4, 2)),

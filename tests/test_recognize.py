@@ -21,8 +21,8 @@ def _gt(i):
 
 
 def test_sample_photo_recognized(capsys):
-    from vision.evaluate import match
-    from vision.recognize import recognize
+    from vision.eval.evaluate import match
+    from vision.infer.recognize import recognize
 
     gt = _gt(5)
     rec = recognize(SAMPLES / "hand_5.jpg")
@@ -36,9 +36,9 @@ def test_sample_photo_recognized(capsys):
 def test_large_jpeg_read_from_a_smaller_decode_gives_corners_in_its_own_pixels(tmp_path):
     import cv2
 
-    from vision.evaluate import match
-    from vision.imageio import READ_SIDE, read_photo
-    from vision.recognize import recognize
+    from vision.eval.evaluate import match
+    from vision.infer.imageio import READ_SIDE, read_photo
+    from vision.infer.recognize import recognize
 
     # the sample photo 2.6 times as large (3328 px long): decoded at half size, its long side ≥ READ_SIDE
     img = cv2.imread(str(SAMPLES / "hand_5.jpg"))
@@ -71,7 +71,7 @@ def test_recognize_cli_json(capsys):
 
 
 def test_onnx_path_never_imports_torch():
-    code = ("import sys; from vision.recognize import recognize; "
+    code = ("import sys; from vision.infer.recognize import recognize; "
             f"r = recognize({str(SAMPLES / 'hand_5.jpg')!r}); "
             "bad = [m for m in ('torch', 'ultralytics', 'torchvision') if m in sys.modules]; "
             "print(len(r.cards), bad); sys.exit(1 if bad or not r.cards else 0)")
@@ -80,7 +80,7 @@ def test_onnx_path_never_imports_torch():
 
 
 def test_photo_without_cards_is_empty():
-    from vision.recognize import recognize_array
+    from vision.infer.recognize import recognize_array
 
     rng = np.random.default_rng(0)
     table = (rng.normal(90, 20, (960, 1280, 3))).clip(0, 255).astype(np.uint8)
@@ -105,17 +105,18 @@ def test_cli_bad_files(tmp_path, capsys, content, needle):
 def test_a_damaged_model_folder_is_one_sentence_in_either_language(tmp_path, capsys, damage, needle):
     import shutil
 
+    import vision.infer.model as M
+    import vision.infer.recognize as R
     from app.i18n import say
-    from vision import recognize as R
 
     model = tmp_path / "m"
-    shutil.copytree(R.DEFAULT_MODEL, model)
+    shutil.copytree(M.DEFAULT_MODEL, model)
     for name, text in damage.items():
         (model / name).write_text(text)
     assert main(["recognize", str(SAMPLES / "hand_1.jpg"), "--model", str(model)]) == 2
     err = capsys.readouterr().err
     assert needle in err and err.count("\n") == 1
-    with pytest.raises(R.ModelError) as e:
+    with pytest.raises(M.ModelError) as e:
         R.recognize_array(np.full((64, 64, 3), 128, np.uint8), model)
     zh = say(e.value, "zh")
     assert zh != str(e.value) and str(model) in zh  # the page says it in Chinese, naming the folder
@@ -147,8 +148,8 @@ def test_a_heic_photo_turned_by_its_exif_is_scored_as_the_jpeg(tmp_path, capsys)
     heif = pytest.importorskip("pillow_heif")
     from PIL import Image
 
-    from vision.imageio import load_image
-    from vision.recognize import recognize
+    from vision.infer.imageio import load_image
+    from vision.infer.recognize import recognize
 
     jpeg = SAMPLES / "hand_5.jpg"
     im = Image.open(jpeg)
@@ -171,7 +172,7 @@ def test_a_heic_with_alpha_or_in_grey_is_read_as_colour(mode):
 
     from PIL import Image
 
-    from vision.imageio import load_image
+    from vision.infer.imageio import load_image
 
     im = Image.open(SAMPLES / "hand_1.jpg")
     buf = io.BytesIO()
@@ -220,7 +221,7 @@ def test_score_photo_annotates_even_when_it_cannot_score(tmp_path, capsys):
 
 
 def test_unsure_cards_get_a_second_look_through_shifted_boxes():
-    from vision.recognize import SHIFTS, _second_look
+    from vision.infer.recognize import SHIFTS, _second_look
 
     class Session:  # stands in for the ONNX classifier: sure of a card only when the box sits right of it
         def get_inputs(self):
@@ -253,13 +254,14 @@ def test_unsure_cards_get_a_second_look_through_shifted_boxes():
 def _info(names):
     from pathlib import Path
 
-    from vision.recognize import ModelInfo
+    from vision.infer.model import ModelInfo
 
     return ModelInfo(Path("."), 640, 128, 1.0, tuple(names), 0.5, 0.4)
 
 
 def test_not_a_card_class_is_split_off_and_its_boxes_are_no_reading():
-    from vision.recognize import NOT_A_CARD, SHIFTS, _second_look, faces_only
+    from vision.infer.model import NOT_A_CARD
+    from vision.infer.recognize import SHIFTS, _second_look, faces_only
 
     names = (*CODES[:10], NOT_A_CARD, *CODES[10:])  # wherever the class sits in the output
     info = _info(names)
@@ -300,7 +302,8 @@ def test_zoom_finds_small_cards_in_a_large_photo(tmp_path):
 
     import cv2
 
-    from vision.recognize import DEFAULT_MODEL, recognize_array
+    from vision.infer.model import DEFAULT_MODEL
+    from vision.infer.recognize import recognize_array
 
     # the sample hand in the middle of a photo 2.5 times as large: its cards are 2.5 times smaller
     img = cv2.imread(str(SAMPLES / "hand_2.jpg"))
@@ -322,7 +325,7 @@ def test_zoom_finds_small_cards_in_a_large_photo(tmp_path):
         found[zoom] = recognize_array(canvas, d).cards
     zoomed = found[1.4]
     assert len(zoomed) == len(gt["cards"]) > len(found[0.0])  # every card found only with the zoom
-    from vision.evaluate import match
+    from vision.eval.evaluate import match
 
     gq = [np.array(c["quad"], np.float32) + [ox, oy] for c in gt["cards"]]
     m = match([np.array(c.quad, np.float32) for c in zoomed], gq)
@@ -334,9 +337,9 @@ def test_zoom_finds_small_cards_in_a_large_photo(tmp_path):
 def test_tune_writes_thresholds_chosen_on_the_val_split(tmp_path, capsys):
     import shutil
 
-    from vision.recognize import DEFAULT_MODEL
-    from vision.synth import Job, prepare, render_one
-    from vision.tune import main as tune_main
+    from vision.eval.tune import main as tune_main
+    from vision.infer.model import DEFAULT_MODEL
+    from vision.synth.write import Job, prepare, render_one
 
     job = Job(str(tmp_path / "scenes"), "detect", 77, 4, ("classic",), None, 0.5, 1280, 960)
     prepare(job)
@@ -356,7 +359,7 @@ def test_tune_writes_thresholds_chosen_on_the_val_split(tmp_path, capsys):
 def test_boxes_left_out_only_for_overlapping_a_kept_box_are_offered_as_crowded():
     """In a tight stair a card's own box overlaps its neighbour's by more than the NMS IoU: such a box (well
     scored, kept by a looser NMS) is returned apart as crowded, not as a card, and a box on the same card is not."""
-    from vision.recognize import CROWD_CONF, CROWD_IOU, find_boxes
+    from vision.infer.detect import CROWD_CONF, CROWD_IOU, find_boxes
 
     info = _info(CODES)
     assert info.iou < CROWD_IOU
@@ -389,7 +392,7 @@ def test_boxes_left_out_only_for_overlapping_a_kept_box_are_offered_as_crowded()
 
 
 def test_fuse_averages_each_box_with_its_mirror_image():
-    from vision.recognize import _fuse
+    from vision.infer.detect import _fuse
 
     a = np.array([[100, 100, 50, 10, 89.0], [300, 100, 50, 10, 0.0]])  # cx cy long short angle
     f = np.array([[102, 100, 50, 12, -89.0], [400, 100, 50, 10, 0.0]])  # the first one again, 2 px and 2° off
@@ -403,9 +406,11 @@ def test_fuse_averages_each_box_with_its_mirror_image():
 
 def test_mirrored_look_reads_the_sample_photo(tmp_path):
     from tests.conftest import model_variant
-    from vision.evaluate import match
-    from vision.imageio import load_image
-    from vision.recognize import _sessions, decode, model_info, recognize_array
+    from vision.eval.evaluate import match
+    from vision.infer.detect import decode
+    from vision.infer.imageio import load_image
+    from vision.infer.model import _sessions, model_info
+    from vision.infer.recognize import recognize_array
 
     d = model_variant(tmp_path / "mirror", copy=True, mirror=True)
     img = load_image(SAMPLES / "hand_5.jpg")
@@ -438,7 +443,8 @@ def test_spares_carry_the_recover_nets_word_on_them():
     none of the cards covers; it is in the JSON, and a spare lying free of every card counts as one (1.0)."""
     from dataclasses import replace
 
-    from vision.recognize import _judged, model_info, recognize
+    from vision.infer.model import model_info
+    from vision.infer.recognize import _judged, recognize
 
     info = replace(model_info(), settle=0.0)  # its boxes not settled: NMS leaves spares on this tight fan
     rec = recognize(SAMPLES / "hand_6.jpg", info)
@@ -455,8 +461,8 @@ def test_spares_carry_the_recover_nets_word_on_them():
 def test_a_crop_read_surely_one_way_is_not_read_the_other_way():
     """ModelInfo.one_way: only the crops read with less than it one way round are read the other way too, and
     their readings are those of both ways; above 1, every crop is read both ways (as before the setting)."""
-    from vision.geometry import swap_ends
-    from vision.recognize import classify
+    from vision.infer.geometry import swap_ends
+    from vision.infer.recognize import classify
 
     class Session:  # sure of code 4 for a light crop; a dark one reads 0.6 one way and 0.2 the other
         def __init__(self):
@@ -503,10 +509,10 @@ def test_a_crop_read_surely_one_way_is_not_read_the_other_way():
 
 @requires_model
 def test_bench_nets_times_a_net_and_the_released_model(tmp_path, capsys):
-    """python -m vision.bench_nets: the released networks and an untrained YOLO11n-cls of the classifier's size,
+    """python -m vision.train.bench_nets: the released networks and an untrained YOLO11n-cls of the classifier's size,
     timed alike; an unknown net or a folder that is no model is one sentence, exit 2."""
-    from vision.bench_nets import main
-    from vision.recognize import DEFAULT_MODEL
+    from vision.infer.model import DEFAULT_MODEL
+    from vision.train.bench_nets import main
 
     out = tmp_path / "nets.json"
     assert main(["--nets", "classifier n", "--repeat", "2", "--json", str(out)]) == 0

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from tests.conftest import model_variant, requires_model
-from vision.geometry import obb_to_quad, quad_iou, quad_ious
-from vision.recover import ACROSS, ALONG, CHANNELS, VIEW_H, VIEW_W, choose, view
+from vision.infer.geometry import obb_to_quad, quad_iou, quad_ious
+from vision.infer.recover import ACROSS, ALONG, CHANNELS, VIEW_H, VIEW_W, choose, view
 
 
 def _card(cx, cy, angle=0.0):
@@ -20,8 +20,8 @@ def _every_card_right(name: str):
     import json
 
     from tests.conftest import SAMPLES
-    from vision.evaluate import match
-    from vision.recognize import recognize
+    from vision.eval.evaluate import match
+    from vision.infer.recognize import recognize
 
     gt = json.loads((SAMPLES / f"{name}.json").read_text())
     truth = [np.array(c["quad"], np.float32) for c in gt["cards"]]
@@ -34,9 +34,9 @@ def _every_card_right(name: str):
 
 def _scenes_to_train_on(tmp_path, monkeypatch, n: int, seed: int):
     """``n`` winning-hand scenes rendered under tmp_path/hands, with runs/ and models/ under tmp_path too."""
-    import vision.release as release
-    import vision.train as train
-    from vision.synth import Job, prepare, render_one
+    import vision.train.release as release
+    import vision.train.yolo as train
+    from vision.synth.write import Job, prepare, render_one
 
     job = Job(str(tmp_path / "hands"), "hands", n, seed, ("classic",), None, 0.0, 960, 720)
     prepare(job)
@@ -109,8 +109,9 @@ def test_train_recover_collects_trains_and_releases(tmp_path, monkeypatch, capsy
     import json
 
     from app.cli import main
-    from vision.recognize import model_info, recognize
-    from vision.recover_train import load
+    from vision.infer.model import model_info
+    from vision.infer.recognize import recognize
+    from vision.train.recover_train import load
 
     job = _scenes_to_train_on(tmp_path, monkeypatch, n=5, seed=4)
     args = ["train", "recover", "--data", job.out, "--val", job.out, "--epochs", "1", "--batch", "4", "--workers", "1",
@@ -157,7 +158,8 @@ def test_a_prune_net_prunes_and_judges_the_spares(tmp_path):
     import pytest
 
     from tests.conftest import SAMPLES
-    from vision.recognize import ModelError, model_info, recognize
+    from vision.infer.model import ModelError, model_info
+    from vision.infer.recognize import recognize
 
     info = model_info(None)
     for f in ("detector.onnx", "classifier.onnx", "recover.onnx"):
@@ -182,8 +184,8 @@ def test_released_model_recovers_cards_its_nms_dropped(tmp_path):
     import json
 
     from tests.conftest import SAMPLES
-    from vision.evaluate import match
-    from vision.recognize import recognize
+    from vision.eval.evaluate import match
+    from vision.infer.recognize import recognize
 
     truth = json.loads((SAMPLES / "hand_6.json").read_text())["cards"]
 
@@ -208,7 +210,7 @@ def test_a_model_naming_a_recover_threshold_needs_the_net(tmp_path):
 
     import pytest
 
-    from vision.recognize import ModelError, model_info
+    from vision.infer.model import ModelError, model_info
 
     info = model_info(None)
     for f in ("detector.onnx", "classifier.onnx"):
@@ -230,10 +232,11 @@ def test_prune_leaves_out_a_second_box_on_a_card_and_nothing_else():
     beside it, each covered by the other, one goes (the one the net thinks less of); the true cards of the
     samples all stay."""
     from tests.conftest import SAMPLES
-    from vision.geometry import axes, order_long_axis_vertical
-    from vision.imageio import load_image
-    from vision.recognize import _prune_session, model_info, recognize
-    from vision.recover import prune
+    from vision.infer.geometry import axes, order_long_axis_vertical
+    from vision.infer.imageio import load_image
+    from vision.infer.model import _prune_session, model_info
+    from vision.infer.recognize import recognize
+    from vision.infer.recover import prune
 
     net = _prune_session(str(model_info(None).path))  # the net the model prunes with
     for name in ("hand_1", "hand_3", "hand_6"):
@@ -254,8 +257,8 @@ def test_released_model_prunes_the_extra_boxes_of_a_tight_stair(tmp_path):
     import json
 
     from tests.conftest import SAMPLES
-    from vision.evaluate import match
-    from vision.recognize import recognize
+    from vision.eval.evaluate import match
+    from vision.infer.recognize import recognize
 
     _every_card_right("hand_7")
     truth = json.loads((SAMPLES / "hand_7.json").read_text())["cards"]
@@ -281,9 +284,9 @@ def test_a_card_lying_free_is_never_pruned():
     settled boxes 五丙). The others cover them not at all, so they are not judged: every card is found and read
     right."""
     from tests.conftest import SAMPLES
-    from vision.imageio import load_image
-    from vision.recognize import _prune_session, model_info
-    from vision.recover import PRUNE_COVER, covered, inputs
+    from vision.infer.imageio import load_image
+    from vision.infer.model import _prune_session, model_info
+    from vision.infer.recover import PRUNE_COVER, covered, inputs
 
     rec = _every_card_right("hand_8")
     assert len(rec.cards) == 24
@@ -292,7 +295,7 @@ def test_a_card_lying_free_is_never_pruned():
     boxes = [(np.array(c.quad, np.float32), c.det_score) for c in rec.cards]
     info = model_info(None)
     net = _prune_session(str(info.path))  # the net the model prunes with
-    from vision.recover import _run
+    from vision.infer.recover import _run
 
     free = []
     for i, c in enumerate(rec.cards):
@@ -304,7 +307,7 @@ def test_a_card_lying_free_is_never_pruned():
 
 
 def test_covered_is_the_share_of_the_box_the_others_cover():
-    from vision.recover import covered, view
+    from vision.infer.recover import covered, view
 
     img = np.full((400, 400, 3), 200, np.uint8)
     q = np.array([[180, 100], [220, 100], [220, 300], [180, 300]], np.float32)
@@ -315,7 +318,7 @@ def test_covered_is_the_share_of_the_box_the_others_cover():
 
 
 def test_readings_say_how_sure_and_whether_a_box_repeats_a_kept_code():
-    from vision.recover import READS, readings
+    from vision.infer.recover import READS, readings
 
     kept = [_card(200, 200), _card(230, 200)]
     cands = [_card(204, 200), _card(215, 200), _card(600, 600)]
@@ -341,9 +344,10 @@ def test_a_net_that_reads_the_readings_only_recovers(tmp_path, monkeypatch, caps
 
     from app.cli import main
     from tests.conftest import SAMPLES
-    from vision.recognize import ModelError, model_info, recognize
-    from vision.recover import EXTRA, READS, reads_readings
-    from vision.recover_train import load
+    from vision.infer.model import ModelError, model_info
+    from vision.infer.recognize import recognize
+    from vision.infer.recover import EXTRA, READS, reads_readings
+    from vision.train.recover_train import load
 
     job = _scenes_to_train_on(tmp_path, monkeypatch, n=4, seed=6)
     args = ["train", "recover", "--data", job.out, "--val", job.out, "--epochs", "1", "--batch", "4", "--workers", "1",
@@ -362,7 +366,7 @@ def test_a_net_that_reads_the_readings_only_recovers(tmp_path, monkeypatch, caps
     assert (dest / "prune.onnx").read_bytes() == (model_info(None).path / "prune.onnx").read_bytes()
     assert recognize(SAMPLES / "hand_1.jpg", dest).cards
     (dest / "prune.onnx").unlink()  # the readings net left to prune and judge the spares: one sentence
-    from vision.recognize import _prune_session
+    from vision.infer.model import _prune_session
 
     _prune_session.cache_clear()
     with pytest.raises(ModelError, match="needs a prune.onnx"):
@@ -375,7 +379,7 @@ def test_a_net_that_reads_the_readings_only_recovers(tmp_path, monkeypatch, caps
 
 
 def test_views_collected_without_readings_are_refused_for_a_net_that_reads_them(tmp_path):
-    from vision.recover_train import load
+    from vision.train.recover_train import load
 
     old = tmp_path / "views.npz"
     np.savez_compressed(old, views=np.zeros((1, VIEW_H, VIEW_W, CHANNELS), np.uint8), labels=np.zeros(1, np.float32),
@@ -393,9 +397,10 @@ def test_train_prune_teaches_a_slimmer_net_the_models_own_and_releases_it(tmp_pa
     import json
 
     from app.cli import main
-    from vision.prune_distil import agreement, network
-    from vision.recognize import PRUNE_NET, _session, model_info, recognize
-    from vision.recover import EXTRA
+    from vision.infer.model import PRUNE_NET, _session, model_info
+    from vision.infer.recognize import recognize
+    from vision.infer.recover import EXTRA
+    from vision.train.prune_distil import agreement, network
 
     base = model_info(None)
     job = _scenes_to_train_on(tmp_path, monkeypatch, n=3, seed=5)
@@ -434,7 +439,7 @@ def test_a_box_net_training_stopped_after_an_epoch_resumes_as_if_never_stopped(t
     and resumed ends with the very weights of a run that was never stopped."""
     import torch
 
-    import vision.recover_train as rt
+    import vision.train.recover_train as rt
 
     rng = np.random.default_rng(3)
     n = 64

@@ -1,4 +1,4 @@
-"""The refine net (vision.refine): how a card lies in its box, the view it is judged from, reading a card again at
+"""The refine net (vision.infer.refine): how a card lies in its box, the view it is judged from, reading a card again at
 the refined corners, and training and releasing the net (`changpai train refine`)."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import pytest
 from app.cli import main
 from tests.conftest import model_variant, requires_model
 from tests.test_recover import _scenes_to_train_on
-from vision.geometry import jitter_quad, order_long_axis_vertical, quad_iou
-from vision.refine import SPAN_W, VIEW_H, VIEW_W, moved, refined, target, view
+from vision.infer.geometry import jitter_quad, order_long_axis_vertical, quad_iou
+from vision.infer.refine import SPAN_W, VIEW_H, VIEW_W, moved, refined, target, view
 
 
 def _card(cx, cy, angle=0.0, w=30.0, length=120.0):
@@ -73,7 +73,7 @@ def test_an_unsure_card_moved_is_read_again_at_its_refined_corners(monkeypatch):
     gives, the two readings averaged; the boxes and the sure cards stay as they were."""
     from dataclasses import replace
 
-    import vision.recognize as R
+    import vision.infer.recognize as R
 
     info = replace(R.model_info(None), refine=0.99)
     net, read = _Lies(), []
@@ -108,13 +108,14 @@ def test_a_model_naming_refine_needs_the_net(tmp_path, capsys, setting):
 
 @requires_model
 def test_train_refine_collects_trains_and_releases(tmp_path, monkeypatch, capsys):
-    from vision.recognize import REFINE_NET, model_info, recognize
+    from vision.infer.model import REFINE_NET, model_info
+    from vision.infer.recognize import recognize
 
     base = model_info(None)
     job = _scenes_to_train_on(tmp_path, monkeypatch, n=2, seed=7)
     args = ["train", "refine", "--data", job.out, "--val", job.out, "--epochs", "1", "--batch", "16", "--name", "r",
             "--release", "ref"]
-    import vision.recognize as R
+    import vision.infer.recognize as R
 
     settles, plain = [], R.recognize_array
     monkeypatch.setattr(R, "recognize_array",
@@ -139,10 +140,10 @@ def test_train_refine_collects_trains_and_releases(tmp_path, monkeypatch, capsys
 @requires_model
 def test_the_released_net_moves_boxes_onto_their_cards(tmp_path):
     """On a rendered winning hand, boxes jittered as a detector misses cards come out closer to the cards."""
-    from vision.imageio import load_image
-    from vision.recognize import _refine_session, model_info
-    from vision.refine import lies
-    from vision.synth import Job, prepare, render_one
+    from vision.infer.imageio import load_image
+    from vision.infer.model import _refine_session, model_info
+    from vision.infer.refine import lies
+    from vision.synth.write import Job, prepare, render_one
 
     info = model_info(None)
     if not info.refine:
@@ -169,7 +170,7 @@ def test_settled_boxes_keep_one_box_a_card_in_a_tight_stair(monkeypatch):
     dropped when that shows no card face; a box scored below SETTLE_CONF is offered as a spare."""
     from dataclasses import replace
 
-    import vision.recognize as R
+    import vision.infer.recognize as R
 
     info = replace(R.model_info(None), settle=0.5, conf=0.45, rescue_conf=0.1, rescue_cls=0.99)
     cards = [_card(100, 150), _card(112, 150), _card(300, 150)]  # a stair of two (12 of 30 px showing), one apart
@@ -208,8 +209,8 @@ def test_settled_boxes_keep_one_box_a_card_in_a_tight_stair(monkeypatch):
 def test_release_changes_only_the_settings_named(tmp_path, monkeypatch, capsys):
     """`changpai release BASE --name NAME --set settle=0.5`: the base's networks and model.json, with the setting and
     why; the release loads with it; a name that is no setting, or the base's own name, is one sentence."""
-    from vision import release
-    from vision.recognize import model_info
+    import vision.train.release as release
+    from vision.infer.model import model_info
 
     monkeypatch.setattr(release, "MODELS_DIR", tmp_path / "models")
     base = model_variant(tmp_path / "base", copy=True, settle=0.0)
@@ -233,7 +234,7 @@ def test_an_unsure_settled_card_is_read_at_the_detectors_box_too(monkeypatch):
     box, unless that box shows no card face; sure cards are not read again."""
     from dataclasses import replace
 
-    import vision.recognize as R
+    import vision.infer.recognize as R
 
     info = replace(R.model_info(None), settle=0.5, refine=0.99)
     read = []

@@ -13,10 +13,10 @@ import pytest
 from app.cli import main
 from scoring import score_dict
 from scoring.cards import CODES, EXTRAS, N_PLAIN
-from vision.faces import FACE_H, FACE_W, FaceSource, random_style, render_face
-from vision.geometry import box_error, fold, jitter_quad, quad_iou, rectify, swap_ends
-from vision.scene import SceneSpec, _paste, compose, random_cards
-from vision.synth import Job, SynthError, prepare, render_one, yolo_obb_line
+from vision.infer.geometry import box_error, fold, jitter_quad, quad_iou, rectify, swap_ends
+from vision.synth.faces import FACE_H, FACE_W, FaceSource, random_style, render_face
+from vision.synth.scene import SceneSpec, _paste, compose, random_cards
+from vision.synth.write import Job, SynthError, prepare, render_one, yolo_obb_line
 
 
 def test_paste_covers_its_quad_and_nothing_else():
@@ -227,7 +227,7 @@ def test_a_face_photographed_on_an_iphone_is_taken_upright(tmp_path):
 
 
 def test_scrambled_heads_show_no_numeral_and_only_when_asked_for():
-    from vision.faces import NUM_SUZHOU, NUM_UPPER, NUM_ZH, SCRAMBLED, TRAIN_FAMILIES, _head
+    from vision.synth.faces import NUM_SUZHOU, NUM_UPPER, NUM_ZH, SCRAMBLED, TRAIN_FAMILIES, _head
 
     # a random style is still drawn from the four training families: seeds keep their files
     assert {random_style(random.Random(i)).family for i in range(200)} == set(TRAIN_FAMILIES)

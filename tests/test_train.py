@@ -7,7 +7,7 @@ import json
 import pytest
 
 from scoring.cards import CODES
-from vision.synth import Job, prepare, render_one
+from vision.synth.write import Job, prepare, render_one
 
 
 @pytest.fixture(scope="module")
@@ -28,7 +28,7 @@ def test_training_runs_on_every_core():
 
     import torch
 
-    from vision.ultra import offline_ultralytics, train_threads
+    from vision.train.ultra import offline_ultralytics, train_threads
 
     offline_ultralytics()
     from ultralytics.utils.torch_utils import select_device
@@ -42,12 +42,12 @@ def test_training_runs_on_every_core():
 
 
 def test_train_detect_and_release(tiny, tmp_path, monkeypatch):
-    import vision.train as train
+    import vision.train.yolo as train
 
     monkeypatch.setattr(train, "RUNS", tmp_path / "runs")
     run_dir = train.train_detect(str(tiny / "det" / "dataset.yaml"), epochs=1, imgsz=160, batch=2, name="t", workers=0)
     assert (run_dir / "weights" / "last.pt").exists()
-    import vision.release as release
+    import vision.train.release as release
 
     monkeypatch.setattr(release, "MODELS_DIR", tmp_path / "models")
     dest = release.release("detect", run_dir, "m")
@@ -72,7 +72,7 @@ def test_train_detect_and_release(tiny, tmp_path, monkeypatch):
 
 
 def test_train_classify_one_epoch(tiny, tmp_path, monkeypatch):
-    import vision.train as train
+    import vision.train.yolo as train
 
     monkeypatch.setattr(train, "RUNS", tmp_path / "runs")
     # every class needs a folder with an image for ultralytics: fill the empty ones from any crop
@@ -90,7 +90,7 @@ def test_train_classify_one_epoch(tiny, tmp_path, monkeypatch):
     import torch
     from ultralytics import YOLO
 
-    from vision.release import align_classifier, reorder_classifier
+    from vision.train.release import align_classifier, reorder_classifier
 
     best = run_dir / "weights" / "last.pt"
     released, _ = reorder_classifier(best, tmp_path / "released.pt")
@@ -106,7 +106,7 @@ def test_train_classify_one_epoch(tiny, tmp_path, monkeypatch):
     assert torch.allclose(c.model[-1].linear.weight.float(), b.model[-1].linear.weight.float(), atol=1e-3)
     # a dataset with a not-a-card class (`none`) grows the head by one row, which starts unlikely; the cards'
     # rows are kept; released again it comes last; a dataset without it (a calibration deck) drops it again
-    from vision.recognize import NOT_A_CARD
+    from vision.infer.model import NOT_A_CARD
 
     with_none = tmp_path / "with_none"
     shutil.copytree(tiny / "cls", with_none)
@@ -130,7 +130,7 @@ def test_train_classify_one_epoch(tiny, tmp_path, monkeypatch):
 
 
 def test_combine_crops_with_repeats(tiny, tmp_path):
-    from vision.train import combine_crops
+    from vision.train.yolo import combine_crops
 
     src = tiny / "cls"
     out = combine_crops([src, src], tmp_path / "both", {"1t": 3})
@@ -153,7 +153,7 @@ def test_train_cli_bad_repeat(tiny, capsys, args, needle):
 
 
 def test_train_cli_passes_the_schedule_and_mosaic_off(tiny, monkeypatch, capsys, tmp_path):
-    import vision.train as train
+    import vision.train.yolo as train
     from app.cli import main
 
     seen = {}
@@ -204,8 +204,8 @@ def test_average_weights_is_the_mean_and_releases(tiny, tmp_path, monkeypatch, c
     import torch
     from ultralytics import YOLO
 
-    import vision.release as release
-    import vision.train as train
+    import vision.train.release as release
+    import vision.train.yolo as train
     from app.cli import main
 
     monkeypatch.setattr(train, "RUNS", tmp_path / "runs")

@@ -7,7 +7,9 @@ from pathlib import Path
 
 from PIL import ImageFont
 
-FONT_DIR = Path(__file__).resolve().parents[1] / "datasets" / "fonts"
+from vision.resources import data_root
+
+FONT_DIR = data_root("datasets/fonts")
 
 # Fonts the training styles draw from; the held-out style uses HOLDOUT_FONTS only.
 TRAIN_FONTS = ("NotoSansCJKsc-Regular-subset.otf", "NotoSerifCJKsc-Bold-subset.otf", "ukai-subset.ttf",

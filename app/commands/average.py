@@ -16,8 +16,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import yaml
 
-    from vision.average import AverageError, average_weights
-    from vision.train import RUNS
+    from vision.train.average import AverageError, average_weights
+    from vision.train.yolo import RUNS
 
     run_dir = RUNS / args.name
     try:
@@ -26,7 +26,7 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(str(e)) from None
     print(f"averaged {len(args.weights)} checkpoints: {last}")
     if args.release:
-        from vision.release import release
+        from vision.train.release import release
 
         task = yaml.safe_load((run_dir / "args.yaml").read_text()).get("task")
         print(f"released: {release('classify' if task == 'classify' else 'detect', run_dir, args.release)}")

@@ -16,7 +16,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from vision.labelling import bench
+    from vision.label.labelling import bench
 
     r = bench(args.dir, args.n, args.workers, args.model)
     print(f"label: {r['images_per_s']} images/s with {r['workers']} workers ({r['images']} images in {r['seconds']} s); "

@@ -20,8 +20,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from vision.synth import Job
-    from vision.synth import run as synth_run
+    from vision.synth.write import Job
+    from vision.synth.write import run as synth_run
 
     w, h = (int(v) for v in args.size.split("x"))
     rates = []

@@ -23,9 +23,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from vision.calibrate import CalibrationError, calibrate
-    from vision.imageio import ImageError
-    from vision.recognize import ModelError
+    from vision.infer.imageio import ImageError
+    from vision.infer.model import ModelError
+    from vision.train.calibrate import CalibrationError, calibrate
 
     def confirm(sheet) -> bool:
         if args.yes:

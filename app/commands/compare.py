@@ -16,7 +16,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from vision.compare import CompareError, compare, format_comparison
+    from vision.eval.compare import CompareError, compare, format_comparison
 
     try:
         c = compare(args.a, args.b)

@@ -25,9 +25,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from vision.calibrate import CalibrationError, measure
-    from vision.evaluate import format_span
-    from vision.recognize import ModelError
+    from vision.eval.evaluate import format_span
+    from vision.infer.model import ModelError
+    from vision.train.calibrate import CalibrationError, measure
 
     try:
         r = measure(args.work, args.base, args.n, args.seed, args.scenes, args.epochs, args.minutes)

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from vision import DEFAULT_MODEL_NAME
-from vision.recognize import SETTINGS
+from vision.infer.model import SETTINGS
 
 from ..cli import UserError
 
@@ -33,8 +33,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from vision.evaluate import RecognitionsError, evaluate, format_errors, format_report, format_span, format_stages
-    from vision.recognize import ModelError
+    from vision.eval.evaluate import RecognitionsError, evaluate, format_errors, format_report, format_span, format_stages
+    from vision.infer.model import ModelError
 
     if args.repeat < 1:
         raise UserError("--repeat must be at least 1.")
@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         model = _model(args.model, args.set)
         if args.hands:
-            from vision.evaluate import evaluate_hands
+            from vision.eval.evaluate import evaluate_hands
 
             if args.truth and (args.model or args.set or args.recognitions):
                 raise UserError("--truth scores the photos' true cards: it takes no --model, --set or --recognitions.")
@@ -90,7 +90,7 @@ def _model(path: str | None, settings: list[str]):
     """The model folder, or its ModelInfo with the --set thresholds changed."""
     if not settings:
         return path
-    from vision.recognize import model_info, with_settings
+    from vision.infer.model import model_info, with_settings
 
     try:
         return with_settings(model_info(path), parse_settings(settings))

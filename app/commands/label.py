@@ -24,7 +24,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from vision.labelling import dask_mapper, label
+    from vision.label.labelling import dask_mapper, label
 
     if not 0 <= args.min_conf <= 1:
         raise UserError("--min-conf must be between 0 and 1.")

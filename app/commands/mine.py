@@ -23,8 +23,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from vision import mine
-    from vision.recognize import ModelError
+    import vision.train.mine as mine
+    from vision.infer.model import ModelError
 
     if not (Path(args.scenes) / "gt").is_dir():
         raise UserError(f"No ground truth at {args.scenes}/gt: render scenes with `changpai synth --kind detect` first.")

@@ -20,7 +20,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from vision.mix import MixError, make_mix
+    from vision.synth.mix import MixError, make_mix
 
     if args.others < 0:
         raise UserError("--others cannot be negative.")

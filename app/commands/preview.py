@@ -16,8 +16,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from vision.faces import FAMILIES
-    from vision.preview import write_previews
+    from vision.synth.faces import FAMILIES
+    from vision.synth.preview import write_previews
 
     styles = [s.strip() for s in args.styles.split(",") if s.strip()]
     bad = [s for s in styles if s not in FAMILIES]

@@ -20,8 +20,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from vision.imageio import ImageError, load_image
-    from vision.recognize import ModelError, recognize
+    from vision.infer.imageio import ImageError, load_image
+    from vision.infer.model import ModelError
+    from vision.infer.recognize import recognize
 
     try:
         rec = recognize(args.photo, args.model, args.top_k)  # a large photo is read from a smaller decode
@@ -31,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
     if args.annotate:
         import cv2
 
-        from vision.annotate import annotate
+        from vision.table.annotate import annotate
 
         if not cv2.imwrite(args.annotate, annotate(img, rec)):
             raise UserError(f"Cannot write {args.annotate} (use a .png or .jpg name in a folder that exists).")

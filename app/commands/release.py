@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from vision.recognize import SETTINGS
+from vision.infer.model import SETTINGS
 
 from ..cli import UserError
 from .evaluate import parse_settings
@@ -20,8 +20,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from vision.recognize import ModelError
-    from vision.release import release_settings
+    from vision.infer.model import ModelError
+    from vision.train.release import release_settings
 
     try:
         dest = release_settings(args.base, args.name, parse_settings(args.set), args.note)

@@ -12,6 +12,7 @@ from scoring.errors import HandError
 from scoring.rulesets import EVENTS, OPTIONS, RULESETS, parse_options
 
 from ..render_text import render_result
+from ..rules import explain
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -33,6 +34,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--all", action="store_true", help="list every legal reading")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--en", action="store_true", help="English labels")
+    p.add_argument("--explain", action="store_true", help="after the breakdown, the rule book's sections its lines cite (docs/rules.md)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -84,4 +86,6 @@ def run(args: argparse.Namespace) -> int:
             if d and d.get("name"):
                 print(f"# {d['name']}")
             print(render_result(res, english=args.en, all_readings=args.all))
+            if args.explain:
+                print("\n" + explain([it.rule for it in res.items]))
     return 0

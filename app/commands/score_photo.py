@@ -12,6 +12,7 @@ from vision import DEFAULT_MODEL_NAME
 
 from ..cli import UserError
 from ..render_text import render_result
+from ..rules import explain
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -31,11 +32,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print JSON: the score-hand result with the cards seen and the repairs")
     p.add_argument("--annotate", metavar="OUT.png", help="write the photo with each card's name and meld")
     p.add_argument("--en", action="store_true", help="English labels")
+    p.add_argument("--explain", action="store_true", help="after the breakdown, the rule book's sections its lines cite (docs/rules.md)")
 
 
 def build_context(args: argparse.Namespace):
     from scoring import parse_cards
-    from vision.pipeline import PhotoContext
+    from vision.table.context import PhotoContext
 
     ctx = PhotoContext()
     if args.context:
@@ -79,9 +81,11 @@ def build_context(args: argparse.Namespace):
 
 
 def run(args: argparse.Namespace) -> int:
-    from vision.imageio import ImageError, load_image
-    from vision.pipeline import PhotoError, score_recognition
-    from vision.recognize import ModelError, recognize
+    from vision.infer.imageio import ImageError, load_image
+    from vision.infer.model import ModelError
+    from vision.infer.recognize import recognize
+    from vision.table.context import PhotoError
+    from vision.table.pipeline import score_recognition
 
     ctx = build_context(args)
     try:
@@ -107,6 +111,8 @@ def run(args: argparse.Namespace) -> int:
           + "".join(f" | meld {' '.join(rec.cards[i].code for i in g)}" for g in ps.layout.melds)
           + (f" | 将 {' '.join(rec.cards[i].code for i in ps.layout.jiang)}" if ps.layout.jiang else ""))
     print(render_result(ps.result, english=args.en))
+    if args.explain:
+        print("\n" + explain([it.rule for it in ps.result.items]))
     for w in ps.warnings:
         print(f"warning: {w}")
     said = {n.lower().rstrip(".") for n in ps.result.notes}  # the breakdown's notes are printed above
@@ -119,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
 def _write_annotation(path: str, img, rec, labels: list[str] | None, groups: list[int] | None) -> None:
     import cv2
 
-    from vision.annotate import annotate
+    from vision.table.annotate import annotate
 
     if not cv2.imwrite(path, annotate(img, rec, labels, groups)):
         raise UserError(f"Cannot write {path}.")

@@ -30,8 +30,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from vision.synth import Job, SynthError
-    from vision.synth import run as synth_run
+    from vision.synth.write import Job, SynthError
+    from vision.synth.write import run as synth_run
 
     try:
         w, h = (int(v) for v in args.size.lower().split("x"))

@@ -51,10 +51,10 @@ def run(args: argparse.Namespace) -> int:
         return _prune(args)
     if args.what == "refine":
         return _refine(args)
-    # ultralytics' own progress bars and per-epoch figures (vision.ultra keeps it quiet elsewhere): a long job shows
+    # ultralytics' own progress bars and per-epoch figures (vision.train.ultra keeps it quiet elsewhere): a long job shows
     # where it is
     os.environ.setdefault("YOLO_VERBOSE", "True")
-    from vision import train
+    import vision.train.yolo as train
 
     name = args.name or args.what
     if args.weights and not Path(args.weights).is_file():
@@ -92,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(str(e)) from None
     print(f"trained: {run_dir}/weights/best.pt")
     if args.release:
-        from vision.release import release
+        from vision.train.release import release
 
         out = release(args.what, run_dir, args.release)
         print(f"released: {out}")
@@ -117,9 +117,9 @@ def _parse_repeat(text: str) -> dict[str, int]:
 
 def _recover(args: argparse.Namespace) -> int:
     """Views of the boxes the model's NMS drops (cached under runs/NAME), then the net, then optionally a release."""
-    from vision import recover_train
-    from vision.recognize import ModelError, model_info
-    from vision.train import RUNS
+    import vision.train.recover_train as recover_train
+    from vision.infer.model import ModelError, model_info
+    from vision.train.yolo import RUNS
 
     run_dir = RUNS / (args.name or "recover")
     try:
@@ -138,7 +138,7 @@ def _recover(args: argparse.Namespace) -> int:
         raise UserError(str(e)) from None
     print(f"trained: {run_dir}/recover.onnx {res['last']}")
     if args.release:
-        from vision.release import release_recover
+        from vision.train.release import release_recover
 
         try:
             dest = release_recover(run_dir, base, args.release, args.threshold, prune=args.prune,
@@ -152,9 +152,9 @@ def _recover(args: argparse.Namespace) -> int:
 def _prune(args: argparse.Namespace) -> int:
     """What the --model's prune net answers on the photos (cached under runs/NAME), a slimmer net taught it, then
     optionally a release with the model's other files and thresholds."""
-    from vision import prune_distil
-    from vision.recognize import PRUNE_NET
-    from vision.train import RUNS
+    import vision.train.prune_distil as prune_distil
+    from vision.infer.model import PRUNE_NET
+    from vision.train.yolo import RUNS
 
     run_dir = RUNS / (args.name or "prune")
     base = _base_model(args, "the new prune net", "it is taught by")
@@ -165,7 +165,7 @@ def _prune(args: argparse.Namespace) -> int:
         got = prune_distil.collect(roots, base, path)
         return f"{got['views']} judged by the prune net on {got['photos']} photos"
 
-    from vision.release import release_prune
+    from vision.train.release import release_prune
 
     return _box_net(args, run_dir, base, "prune", "folders of `changpai synth`", collect, prune_distil.fit, 128,
                     release_prune, PRUNE_NET)
@@ -174,9 +174,9 @@ def _prune(args: argparse.Namespace) -> int:
 def _refine(args: argparse.Namespace) -> int:
     """Views around the boxes the --model keeps on labelled scenes (cached under runs/NAME), the refine net trained on
     them, then optionally a release: the model with the net."""
-    from vision import refine_train
-    from vision.recognize import REFINE_NET
-    from vision.train import RUNS
+    import vision.train.refine_train as refine_train
+    from vision.infer.model import REFINE_NET
+    from vision.train.yolo import RUNS
 
     run_dir = RUNS / (args.name or "refine")
     base = _base_model(args, "the refine net", "it is trained with")
@@ -185,7 +185,7 @@ def _refine(args: argparse.Namespace) -> int:
         got = refine_train.collect(roots, base, path)
         return f"{got['views']} views ({got['jittered']} of them jittered boxes) of {got['photos']} scenes"
 
-    from vision.release import release_refine
+    from vision.train.release import release_refine
 
     return _box_net(args, run_dir, base, "refine", "labelled scenes of `changpai synth`", collect, refine_train.fit, 256,
                     release_refine, REFINE_NET)
@@ -193,14 +193,14 @@ def _refine(args: argparse.Namespace) -> int:
 
 def _base_model(args: argparse.Namespace, net_words: str, how: str) -> Path:
     """The --model's folder; with --release, a name other than its own (one sentence otherwise)."""
-    from vision.recognize import ModelError, model_info
+    from vision.infer.model import ModelError, model_info
 
     try:
         base = model_info(args.model).path
     except ModelError as e:
         raise UserError(str(e)) from None
     if args.release:
-        from vision.release import MODELS_DIR
+        from vision.train.release import MODELS_DIR
 
         if (MODELS_DIR / args.release).resolve() == base.resolve():
             raise UserError(f"Release {net_words} under a new name: the model {how} ({base}) stays as it is.")

@@ -1,0 +1,212 @@
+"""A model folder: its model.json read into one frozen config (ModelInfo), validated in one place, and its
+ONNX sessions, loaded once per folder."""
+
+from __future__ import annotations
+
+import json
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, replace
+from functools import cached_property, lru_cache
+from pathlib import Path
+from typing import Any
+
+from scoring.cards import CODES
+from scoring.messages import Msg
+from vision import DEFAULT_MODEL_NAME
+from vision.infer.geometry import FOLD
+from vision.infer.recover import reads_readings
+from vision.resources import data_root
+
+MODELS_DIR = data_root("models")
+DEFAULT_MODEL = MODELS_DIR / DEFAULT_MODEL_NAME
+
+
+NOT_A_CARD = "none"  # a classifier may have this class for boxes that are not a card face: such boxes are dropped
+NOT_A_CARD_P = 0.5  # ... when it is at least this probable
+
+
+class ModelError(ValueError):
+    """A model folder that is missing or incomplete."""
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    path: Path
+    det_imgsz: int
+    cls_imgsz: int
+    temperature: float
+    names: tuple[str, ...]
+    conf: float
+    iou: float
+    # boxes the detector is less sure of (score ≥ rescue_conf) are kept when the classifier reads them
+    # with probability ≥ rescue_cls: overlapped cards that the detector half-sees (off when rescue_conf ≥ conf)
+    rescue_conf: float = 1.0
+    rescue_cls: float = 1.0
+    zoom: float = 0.0  # look again at the cards' region when it is this many times smaller than the photo (0: never)
+    mirror: bool = False  # the final look also runs on the mirrored image, each box averaged with its mirror's (_fuse)
+    # boxes NMS dropped become cards when the recover net (recover.onnx, vision.infer.recover) gives them this probability
+    recover: float = 2.0  # (above 1: no net, never)
+    # kept boxes the same net, judging each as if NMS had dropped it, gives less than this are left out and
+    # offered as spares (recover.prune: a second box on a card, a box across two; 0: never)
+    prune: float = 0.0
+    # codes the deck has not (a deck calibrated without 福禄寿禧财: changpai calibrate): never read
+    absent: tuple[str, ...] = ()
+    # a crop the classifier reads with this probability one way round is not read the other way too (above 1:
+    # every crop is read both ways, classify)
+    one_way: float = 2.0
+    # a card read with less than this is looked at by the refine net (refine.onnx, vision.infer.refine), and read again
+    # where the net moves its box (0: no net); with ``settle``, a card read with less is read at the detector's box too
+    refine: float = 0.0
+    # every box scored ≥ SETTLE_CONF is settled on its card by the refine net, and NMS at this IoU runs over the
+    # settled boxes instead of the detector's (_settled; 0: the detector's boxes, NMS at ``iou``, the recover net)
+    settle: float = 0.0
+
+    @property
+    def recovers(self) -> bool:
+        return self.recover <= 1
+
+    @property
+    def uses_net(self) -> bool:
+        """Whether recover.onnx is needed: to recover dropped boxes or to prune kept ones."""
+        return self.recovers or self.prune > 0
+
+    @cached_property  # asked for every reading of every card
+    def codes(self) -> tuple[str, ...]:
+        """The classifier's card classes, in output order (without its not-a-card class, if it has one)."""
+        return tuple(n for n in self.names if n != NOT_A_CARD)
+
+
+def model_info(path: str | Path | None = None) -> ModelInfo:
+    p = Path(path) if path else DEFAULT_MODEL
+    meta = p / "model.json"
+    if not meta.is_file():
+        raise ModelError(Msg("model_missing", f"No model at {p} (expected {meta}); train one with `changpai train`, or pass "
+                             "--model.", path=str(p)))
+    try:
+        d = json.loads(meta.read_text())
+        if not isinstance(d, dict):
+            raise ValueError("not an object")
+    except (ValueError, UnicodeDecodeError) as e:
+        raise ModelError(Msg("model_json", f"The model at {p} has a model.json that cannot be read ({e}).", path=str(p))) from None
+    for f in ("detector.onnx", "classifier.onnx"):
+        if not (p / f).is_file():
+            raise ModelError(Msg("model_file", f"The model at {p} has no {f}.", path=str(p), file=f))
+    try:
+        names = tuple(d.get("names", CODES))
+        info = ModelInfo(p, int(d.get("det_imgsz", 640)), int(d.get("cls_imgsz", FOLD)), float(d.get("temperature", 1.0)),
+                         names, float(d.get("conf", 0.35)), float(d.get("iou", 0.5)),
+                         float(d.get("rescue_conf", 1.0)), float(d.get("rescue_cls", 1.0)), float(d.get("zoom", 0.0)),
+                         bool(d.get("mirror", False)), float(d.get("recover", 2.0)), float(d.get("prune", 0.0)),
+                         tuple(d.get("absent", ())), float(d.get("one_way", 2.0)), float(d.get("refine", 0.0)),
+                         float(d.get("settle", 0.0)))
+    except (TypeError, ValueError) as e:
+        raise ModelError(Msg("model_json", f"The model at {p} has a model.json that cannot be read ({e}).", path=str(p))) from None
+    if sorted(str(n) for n in names if n != NOT_A_CARD) != sorted(CODES) or names.count(NOT_A_CARD) > 1:
+        raise ModelError(Msg("model_names", f"The model at {p} does not name the 35 card codes (model.json 'names').", path=str(p)))
+    if set(info.absent) - set(CODES):
+        raise ModelError(Msg("model_absent", f"The model at {p} names codes that are not cards as absent (model.json 'absent').",
+                             path=str(p)))
+    return _has_its_nets(info)
+
+
+def _has_its_nets(info: ModelInfo) -> ModelInfo:
+    """``info``, when its folder has the box nets its thresholds need and the net that prunes and judges the spares
+    can do that (ModelError otherwise, before any photo is read)."""
+    if info.uses_net and not (info.path / "recover.onnx").is_file():
+        raise ModelError(Msg("model_recover", f"The model at {info.path} names a recover or prune threshold (model.json "
+                             "'recover', 'prune') but has no recover.onnx.", path=str(info.path)))
+    if info.uses_net:
+        _prune_session(str(info.path))  # loaded once (cached) for the recognitions to come
+    if (info.refine or info.settle) and not (info.path / REFINE_NET).is_file():
+        raise ModelError(Msg("model_refine", f"The model at {info.path} reads cards at refined corners (model.json "
+                             f"'refine' or 'settle') but has no {REFINE_NET}.", path=str(info.path)))
+    if info.refine or info.settle:
+        _refine_session(str(info.path))
+    return info
+
+
+# thresholds that `changpai eval --set` may change, to measure a candidate without writing a model folder
+SETTINGS = ("conf", "iou", "rescue_conf", "rescue_cls", "zoom", "recover", "prune", "one_way", "refine", "settle")
+
+
+def with_settings(info: ModelInfo, settings: dict[str, float]) -> ModelInfo:
+    """``info`` with some of its SETTINGS changed: ValueError for a name that is none of them, ModelError when the
+    change needs a box net the model folder lacks."""
+    bad = sorted(set(settings) - set(SETTINGS))
+    if bad:
+        raise ValueError(f"{', '.join(bad)} cannot be set: the settings are {', '.join(SETTINGS)}.")
+    return _has_its_nets(replace(info, **settings))
+
+
+def changed_settings(info: ModelInfo) -> dict[str, float]:
+    """The SETTINGS of ``info`` that differ from its model folder's model.json."""
+    own = model_info(info.path)
+    return {k: getattr(info, k) for k in SETTINGS if getattr(info, k) != getattr(own, k)}
+
+
+def _session(path: Path):
+    import onnxruntime as ort
+
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = 2
+    so.log_severity_level = 3
+    try:
+        return ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
+    except Exception as e:  # onnxruntime's own exception types (InvalidProtobuf, NoSuchFile, ...)
+        raise ModelError(Msg("model_onnx", f"The model file {path} cannot be loaded: {str(e).splitlines()[0][:200]}",
+                             path=str(path))) from None
+
+
+@lru_cache(maxsize=4)
+def _sessions(path: str):
+    return _session(Path(path) / "detector.onnx"), _session(Path(path) / "classifier.onnx")
+
+
+@lru_cache(maxsize=4)
+def _recover_session(path: str):
+    return _session(Path(path) / "recover.onnx")
+
+
+# A model may judge its kept boxes and its spares with another net than the one that recovers dropped boxes:
+# PRUNE_NET when the folder has it (changpai-v13: a recover net trained on its own detector's dropped boxes
+# recovers more fan cards, while the older net, kept as prune.onnx, prunes better; vision.train.release.release_recover;
+# a net that reads the classifier's readings, as changpai-v14's, only recovers and always needs one)
+PRUNE_NET = "prune.onnx"
+REFINE_NET = "refine.onnx"
+BOX_NETS = ("recover.onnx", PRUNE_NET, REFINE_NET)  # the nets that judge boxes, not faces: what a calibrated model carries over
+
+
+@lru_cache(maxsize=4)
+def _refine_session(path: str):
+    return _session(Path(path) / REFINE_NET)
+
+
+@lru_cache(maxsize=4)
+def _prune_session(path: str):
+    own = Path(path) / PRUNE_NET
+    session = _session(own) if own.is_file() else _recover_session(path)
+    if reads_readings(session):
+        raise ModelError(Msg("model_prune_net", f"The model at {path} prunes or judges spares with a recover net that reads "
+                             f"the classifier's readings, which only recovers dropped boxes: it needs a {PRUNE_NET}.", path=path))
+    return session
+
+
+# a session that prunes and judges spares in the model's prune net's place (prune_net_as), in this thread alone
+_prune_stand_in: ContextVar[Any] = ContextVar("prune_stand_in", default=None)
+
+
+@contextmanager
+def prune_net_as(session):
+    """Within the block, ``session`` prunes and judges the spares instead of the model's own prune net:
+    vision.train.prune_distil hands in a session that passes each question on to that net and keeps it."""
+    token = _prune_stand_in.set(session)
+    try:
+        yield
+    finally:
+        _prune_stand_in.reset(token)
+
+
+def _prune_net(info: ModelInfo):
+    stand_in = _prune_stand_in.get()
+    return stand_in if stand_in is not None else _prune_session(str(info.path))

@@ -1,0 +1,1 @@
+"""Auto-labelling: a folder of card photos turned into training labels (YOLO-OBB, COCO, Label Studio) to review."""
