@@ -5,11 +5,13 @@ with a schema version, so evaluation, labelling and the page read one shape."""
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from scoring.cards import NAMES_ZH
+from scoring.cards import CODES, NAMES_ZH
 
+SCHEMA = 1  # the version of Recognition.to_dict's shape; from_dict reads it and refuses a newer one
 DOUBT = 0.8  # a card read with less probability is shown with "?" (annotated photos, the page)
 
 
@@ -41,6 +43,34 @@ class Card:
             ({"recovered": round(self.recovered, 4)} if self.recovered else {}) | \
             ({"judged": round(self.judged, 4)} if self.judged is not None else {})
 
+    @classmethod
+    def from_dict(cls, d: Any, names: tuple[str, ...] | None = None) -> Card:
+        """A card from its dict (``to_dict``'s, or every field as ``dataclasses.asdict`` writes them); RecordError
+        in one sentence for anything else. ``names``: the codes a code may be (default the 35 cards)."""
+        if not isinstance(d, dict):
+            raise RecordError(f"A card must be an object, not {type(d).__name__}.")
+        allowed = set(names or CODES)
+        try:
+            code = d["code"]
+            if code not in allowed:
+                raise RecordError(f"A card's code {str(code)[:20]!r} is not a card code.")
+            alts = [(str(a), float(p)) for a, p in d.get("alternatives", [(code, d["confidence"])])]
+            if any(a not in allowed for a, _ in alts):
+                raise RecordError("A card's alternatives name something that is not a card code.")
+            quad = [[float(x), float(y)] for x, y in d["quad"]]
+            if len(quad) != 4:
+                raise RecordError(f"A card's quad has {len(quad)} corners, not 4.")
+            judged = d.get("judged")
+            return cls(code, float(d["confidence"]), alts, quad, float(d.get("det_score", 0.0)), float(d.get("recovered", 0.0)),
+                       None if judged is None else float(judged))
+        except RecordError:
+            raise
+        except KeyError as e:
+            raise RecordError(f"A card has no {e.args[0]!r}.") from None
+        except (TypeError, ValueError):
+            raise RecordError("A card has a field of the wrong type (confidence and scores are numbers, quad is 4 [x, y]).") \
+                from None
+
 
 @dataclass
 class Recognition:
@@ -63,6 +93,54 @@ class Recognition:
         return replace(self, width=round(self.width * f), height=round(self.height * f),
                        cards=[big(c) for c in self.cards], spares=[big(c) for c in self.spares])
 
+    def __post_init__(self) -> None:
+        try:
+            ok = operator.index(self.width) > 0 and operator.index(self.height) > 0
+        except TypeError:
+            ok = False
+        if not ok:
+            raise RecordError(f"A recognition's photo must have a positive size, not {self.width!r} × {self.height!r}.")
+
+    def __len__(self) -> int:
+        return len(self.cards)
+
+    def __getitem__(self, index: int | slice | list[int]) -> Card | Recognition:
+        """A card by index; a slice or a list of indices gives the recognition of those cards alone (as
+        supervision's Detections slice), the photo, the model and the spares kept."""
+        if isinstance(index, int):
+            return self.cards[index]
+        cards = self.cards[index] if isinstance(index, slice) else [self.cards[i] for i in index]
+        return replace(self, cards=cards)
+
     def to_dict(self) -> dict[str, Any]:
-        return {"width": self.width, "height": self.height, "model": self.model,
-                "cards": [c.to_dict() for c in self.cards], "timings_ms": self.timings_ms}
+        """The recognition as JSON data (the CLI's --json, saved recognitions): ``from_dict`` reads it back."""
+        return {"schema": SCHEMA, "width": self.width, "height": self.height, "model": self.model,
+                "cards": [c.to_dict() for c in self.cards], "timings_ms": self.timings_ms,
+                "spares": [c.to_dict() for c in self.spares], "det_conf": round(self.det_conf, 4)}
+
+    @classmethod
+    def from_dict(cls, d: Any) -> Recognition:
+        """A recognition from ``to_dict``'s dict (or every field as ``dataclasses.asdict`` writes them); RecordError in
+        one sentence for anything else, a newer schema included."""
+        if not isinstance(d, dict):
+            raise RecordError(f"A recognition must be an object, not {type(d).__name__}.")
+        if int(d.get("schema", SCHEMA)) > SCHEMA:
+            raise RecordError(f"This recognition was written by a newer changpai (schema {d['schema']}); update changpai.")
+        try:
+            width, height = int(d["width"]), int(d["height"])
+            cards, spares = d["cards"], d.get("spares", [])
+            if not isinstance(cards, list) or not isinstance(spares, list):
+                raise RecordError("A recognition's cards and spares must be lists.")
+            timings = {str(k): float(v) for k, v in dict(d.get("timings_ms", {})).items()}
+            return cls(width, height, [Card.from_dict(c) for c in cards], timings, str(d.get("model", "")),
+                       [Card.from_dict(c) for c in spares], float(d.get("det_conf", 0.0)))
+        except RecordError:
+            raise
+        except KeyError as e:
+            raise RecordError(f"A recognition has no {e.args[0]!r}.") from None
+        except (TypeError, ValueError):
+            raise RecordError("A recognition has a field of the wrong type (width and height are whole numbers).") from None
+
+
+class RecordError(ValueError):
+    """A saved card or recognition that cannot be read back, said in one sentence."""

@@ -20,7 +20,7 @@ from vision.infer.geometry import box_error, quad_iou
 from vision.infer.model import SETTINGS, ModelInfo, changed_settings, model_info
 from vision.infer.recognize import recognize
 from vision.synth.write import MIN_LABEL_VISIBLE as MIN_VISIBLE  # less visible ground-truth cards are not labelled
-from vision.types import Card, Recognition
+from vision.types import Card, Recognition, RecordError
 
 
 def match(pred: list[np.ndarray], gt: list[np.ndarray], thr: float = 0.5) -> list[tuple[int, int]]:
@@ -288,7 +288,7 @@ def save_recognitions(path: str | Path, recs: dict[str, Any], model: str, settin
 
 
 def load_recognitions(path: str | Path, model: str, settings: dict[str, float]) -> dict[str, Any]:
-    from vision.types import Card, Recognition
+    from vision.types import Recognition
 
     try:
         d = json.loads(Path(path).read_text())
@@ -304,12 +304,8 @@ def load_recognitions(path: str | Path, model: str, settings: dict[str, float]) 
             raise RecognitionsError(f"The recognitions in {path} were made with {', '.join(f'{k} {v}' for k, v in other.items())}"
                                     f", not {', '.join(f'{k} {settings.get(k)}' for k in other)}: delete the file or name another.")
 
-        def card(c: dict) -> Card:
-            return Card(**(c | {"alternatives": [tuple(a) for a in c["alternatives"]]}))
-
-        return {k: Recognition(**(r | {"cards": [card(c) for c in r["cards"]], "spares": [card(c) for c in r["spares"]]}))
-                for k, r in d["recognitions"].items()}
-    except (KeyError, TypeError, json.JSONDecodeError) as e:
+        return {k: Recognition.from_dict(r) for k, r in d["recognitions"].items()}
+    except (KeyError, TypeError, json.JSONDecodeError, RecordError) as e:
         raise RecognitionsError(f"{path} does not hold recognitions saved by `changpai eval --hands --recognitions` ({e}).") from None
 
 

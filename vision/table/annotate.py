@@ -1,10 +1,11 @@
 """Annotated photos: each card's oriented box and its Chinese name, readable on a phone.
 
-Boxes are drawn by supervision. Labels are placed here: in a tight stair or fan a card shows a strip narrower
-than its name, so a label centred on every card would cover its neighbours' (supervision's smart positions
-then push them off their cards, and which name is whose is lost). A card's label goes on the card when it fits
-the part of it no other box overlaps (its visible strip); otherwise in rows beyond the card's end, where no label
-lies yet, joined by a line to a dot on the strip.
+Boxes are drawn as OpenCV contours in supervision's default palette (supervision itself is not a dependency: for
+this one call it brought SciPy, Matplotlib and PyAV, a third of the player's install). Labels are placed here: in a
+tight stair or fan a card shows a strip narrower than its name, so a label centred on every card would cover its
+neighbours' (smart label positions then push them off their cards, and which name is whose is lost). A card's label
+goes on the card when it fits the part of it no other box overlaps (its visible strip); otherwise in rows beyond the
+card's end, where no label lies yet, joined by a line to a dot on the strip.
 """
 
 from __future__ import annotations
@@ -16,6 +17,16 @@ from PIL import Image, ImageDraw
 from vision.fonts import UI_FONT, font
 from vision.infer.geometry import axes, order_long_axis_vertical
 from vision.types import Recognition
+
+# supervision's ColorPalette.DEFAULT, as hex RGB: cards coloured by meld index, cycling
+PALETTE = ("A351FB", "FF4040", "FFA1A0", "FF7633", "FFB633", "D1D435", "4CFB12", "94CF1A", "40DE8A", "1B9640", "00D6C1",
+           "2E9CAA", "00C4FF", "364797", "6675FF", "0019EF", "863AFF", "530087", "CD3AFF", "FF97CA", "FF39C9")
+
+
+def palette_bgr(index: int) -> tuple[int, int, int]:
+    h = PALETTE[index % len(PALETTE)]
+    return int(h[4:6], 16), int(h[2:4], 16), int(h[0:2], 16)
+
 
 ANCHOR_SCALE = 4  # the overlap of boxes is counted on a grid this many times coarser than the photo
 FITS = 1.5  # a label this many times as wide as its card's visible strip still goes on the card
@@ -110,22 +121,19 @@ def _long_axes(quads: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def annotate(img: np.ndarray, rec: Recognition, labels: list[str] | None = None, groups: list[int] | None = None) -> np.ndarray:
     """Draw every recognized card; ``labels`` override the default ``name_zh confidence``;
     ``groups`` colour cards by meld index."""
-    import supervision as sv
-
     if not rec.cards:
         return img.copy()
     quads = np.array([c.quad for c in rec.cards], np.float32)
-    xyxy = np.concatenate([quads.min(1), quads.max(1)], axis=1)
     cls = np.array(groups if groups is not None else [0] * len(rec.cards), int)
-    det = sv.Detections(xyxy=xyxy, class_id=cls, confidence=np.array([c.confidence for c in rec.cards], np.float32),
-                        data={"xyxyxyxy": quads})
     axis, length, width = _long_axes(quads)
     scale = max(img.shape[:2]) / 1000
     thickness = max(2, int(round(2 * scale)))
     size = int(max(14, min(float(np.median(width)) * 0.45, 22 * scale)))
     pad = max(3, size // 4)
-    palette = sv.ColorPalette.DEFAULT
-    out = sv.OrientedBoxAnnotator(color=palette, thickness=thickness).annotate(img.copy(), det)
+    colours = [palette_bgr(int(g)) for g in cls]
+    out = img.copy()
+    for q, col in zip(quads.astype(int), colours, strict=True):
+        cv2.drawContours(out, [q], 0, col, thickness)
     if labels is None:
         labels = [c.label for c in rec.cards]
     f = font(UI_FONT, size)
@@ -133,7 +141,6 @@ def annotate(img: np.ndarray, rec: Recognition, labels: list[str] | None = None,
     sizes = np.array([[b[2] - b[0] + 2 * pad, b[3] - b[1] + 2 * pad] for b in boxes], np.float64)
     points, strips, cards = anchors(quads.astype(np.float64), img.shape[:2], length)
     rects = place_labels(points, axis, length, sizes, img.shape[:2], sizes[:, 0] <= FITS * strips, cards)
-    colours = [palette.by_idx(int(g)).as_bgr() for g in cls]
     dot = max(3, thickness + 1)
     for q, p, r, col in zip(quads, points, rects, colours, strict=True):
         centre = (float(r[0] + r[2]) / 2, float(r[1] + r[3]) / 2)
