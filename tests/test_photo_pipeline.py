@@ -412,8 +412,7 @@ def _missed(rec, i):
 
 def test_a_box_across_two_cards_is_left_out_while_a_missed_card_is_added(hand_scenes):
     """Two changes at once: the detector boxed the gap between two cards (read unsure) and missed a card."""
-    from vision.infer.model import NOT_A_CARD
-    from vision.infer.recognize import UNSURE
+    from vision.infer.model import KNOBS, NOT_A_CARD
 
     done = 0
     for gt in hand_scenes:
@@ -421,7 +420,7 @@ def test_a_box_across_two_cards_is_left_out_while_a_missed_card_is_added(hand_sc
         a, b = rec.cards[hand[0]], rec.cards[hand[1]]
         across = ((np.array(a.quad) + np.array(b.quad)) / 2).tolist()  # a box over half of each
         missed, with_it = _missed(rec, hand[-1])
-        rec.cards.append(Card("9w", UNSURE - 0.3, [("9w", UNSURE - 0.3), (a.code, 0.3)], across, det_score=0.7))
+        rec.cards.append(Card("9w", KNOBS.unsure - 0.3, [("9w", KNOBS.unsure - 0.3), (a.code, 0.3)], across, det_score=0.7))
         with_it.cards.insert(-1, rec.cards[-1])
         if any(score_recognition(r, _ctx(gt), repair_on=False).result.is_win for r in (rec, with_it)):
             continue  # one change or none already makes a win (the fewest changes are taken)
@@ -519,16 +518,16 @@ def test_the_winning_card_counts_when_it_was_misread_and_repaired(hand_scenes):
 def test_a_box_read_unsurely_is_among_the_doubtful_however_the_detector_scored_it():
     """A box across two cards or an object read as a card: the classifier is unsure though the detector scored
     it well. It is tried left out before boxes the detector scored low that read surely."""
-    from vision.infer.recognize import SPARES
+    from vision.infer.model import KNOBS
     from vision.table.changes import _doubtful
 
     quad = [[0, 0], [30, 0], [30, 90], [0, 90]]
     sure_low = [Card("5b", 1.0, [("5b", 1.0)], [[x + 40 * k, y] for x, y in quad], det_score=0.4 + 0.005 * k)
-                for k in range(SPARES + 2)]
+                for k in range(KNOBS.spares + 2)]
     unsure = Card("qz", 0.6, [("qz", 0.6), ("bh", 0.2)], [[x, y + 200] for x, y in quad], det_score=0.62)
     rec = Recognition(1000, 1000, [*sure_low, unsure], det_conf=0.45)
     got = _doubtful(rec, rec.det_conf)
-    assert len(got) == SPARES and len(sure_low) in got
+    assert len(got) == KNOBS.spares and len(sure_low) in got
 
 
 def test_edge_distances_and_crossing_cards_cluster():

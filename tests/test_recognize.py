@@ -221,7 +221,8 @@ def test_score_photo_annotates_even_when_it_cannot_score(tmp_path, capsys):
 
 
 def test_unsure_cards_get_a_second_look_through_shifted_boxes():
-    from vision.infer.recognize import SHIFTS, _second_look
+    from vision.infer.model import KNOBS
+    from vision.infer.recognize import _second_look
 
     class Session:  # stands in for the ONNX classifier: sure of a card only when the box sits right of it
         def get_inputs(self):
@@ -243,7 +244,7 @@ def test_unsure_cards_get_a_second_look_through_shifted_boxes():
     probs[0, 0] = 0.6  # unsure
     info = _info(CODES)
     out = _second_look(img, [quad], probs, Session(), info)
-    assert SHIFTS[0] < 0 < SHIFTS[1]
+    assert KNOBS.shifts[0] < 0 < KNOBS.shifts[1]
     assert out[0].argmax() == 7 and out[0].max() > 0.98  # read again through the box moved right
     sure = probs.copy()
     sure[0] = 0.0
@@ -260,8 +261,8 @@ def _info(names):
 
 
 def test_not_a_card_class_is_split_off_and_its_boxes_are_no_reading():
-    from vision.infer.model import NOT_A_CARD
-    from vision.infer.recognize import SHIFTS, _second_look, faces_only
+    from vision.infer.model import KNOBS, NOT_A_CARD
+    from vision.infer.recognize import _second_look, faces_only
 
     names = (*CODES[:10], NOT_A_CARD, *CODES[10:])  # wherever the class sits in the output
     info = _info(names)
@@ -294,7 +295,7 @@ def test_not_a_card_class_is_split_off_and_its_boxes_are_no_reading():
     quad = np.array([[100, 20], [150, 20], [150, 250], [100, 250]], np.float32)
     unsure = np.full((1, 35), 0.4 / 34, np.float32)
     unsure[0, 5] = 0.6
-    assert len(SHIFTS) and np.array_equal(_second_look(img, [quad], unsure, Session(), info), unsure)
+    assert len(KNOBS.shifts) and np.array_equal(_second_look(img, [quad], unsure, Session(), info), unsure)
 
 
 def test_zoom_finds_small_cards_in_a_large_photo(tmp_path):
@@ -359,17 +360,18 @@ def test_tune_writes_thresholds_chosen_on_the_val_split(tmp_path, capsys):
 def test_boxes_left_out_only_for_overlapping_a_kept_box_are_offered_as_crowded():
     """In a tight stair a card's own box overlaps its neighbour's by more than the NMS IoU: such a box (well
     scored, kept by a looser NMS) is returned apart as crowded, not as a card, and a box on the same card is not."""
-    from vision.infer.detect import CROWD_CONF, CROWD_IOU, find_boxes
+    from vision.infer.detect import find_boxes
+    from vision.infer.model import KNOBS
 
     info = _info(CODES)
-    assert info.iou < CROWD_IOU
+    assert info.iou < KNOBS.crowd_iou
     w, l = 40.0, 140.0  # a card's width and length, in the detector's input pixels (a 640 x 640 photo: scale 1)
     boxes = [  # cx, cy, w, l, score
         (200, 300, w, l, 0.9),  # a card
         (216, 300, w, l, 0.8),  # its neighbour in a stair, 0.4 of a width along: IoU 0.43 with it
         (202, 301, w, l, 0.85),  # the first card boxed again: IoU ~0.9
         (500, 300, w, l, 0.3),  # an unsure card elsewhere
-        (184, 300, w, l, CROWD_CONF - 0.05),  # a weak box on the other side, as far: too weak to be crowded
+        (184, 300, w, l, KNOBS.crowd_conf - 0.05),  # a weak box on the other side, as far: too weak to be crowded
     ]
 
     class Session:

@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 
 from vision.infer.geometry import CARD_ASPECT
-from vision.infer.model import ModelInfo
+from vision.infer.model import KNOBS, Knobs, ModelInfo
 
 
 def letterbox(img: np.ndarray, size: int) -> tuple[np.ndarray, float, tuple[int, int]]:
@@ -60,11 +60,9 @@ def _run(det_session, lb: np.ndarray, floor: float) -> tuple[np.ndarray, np.ndar
     return np.column_stack([b, ang]), scores[keep]
 
 
-MIRROR_NEAR = 0.3  # a box and one from the mirrored look are the same card when their centres are this many
-MIRROR_DEG = 5.0  # ... card widths apart at most and their long sides this many degrees
 
 
-def _fuse(a: np.ndarray, sa: np.ndarray, f: np.ndarray, sf: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _fuse(a: np.ndarray, sa: np.ndarray, f: np.ndarray, sf: np.ndarray, knobs: Knobs = KNOBS) -> tuple[np.ndarray, np.ndarray]:
     """Each box of the first look averaged with its nearest box of the mirrored look, weighted by score (the two
     looks err differently on where a thin overlapped card lies); the score is the mean of both looks', half the
     box's own when the mirrored look did not see it. Boxes only the mirrored look has are not added."""
@@ -72,7 +70,7 @@ def _fuse(a: np.ndarray, sa: np.ndarray, f: np.ndarray, sf: np.ndarray) -> tuple
         return a, sa / 2
     d = np.linalg.norm(a[:, None, :2] - f[None, :, :2], axis=-1)
     turn = (f[None, :, 4] - a[:, None, 4] + 90) % 180 - 90  # angle from a to f, the short way
-    ok = (d <= MIRROR_NEAR * a[:, None, 3]) & (np.abs(turn) <= MIRROR_DEG)
+    ok = (d <= knobs.mirror_near * a[:, None, 3]) & (np.abs(turn) <= knobs.mirror_deg)
     j = np.where(ok, d, np.inf).argmin(1)
     has = ok.any(1)
     g = f[j].copy()
@@ -123,12 +121,11 @@ def nms(raw: RawBoxes, conf: float, iou: float) -> list[tuple[np.ndarray, float]
     return quads_of(raw, nms_index(raw, conf, iou))
 
 
-SPARE_CONF = 0.1  # boxes down to this score are read, to offer a card the detector half-saw (Recognition.spares)
 
 def _floor(info: ModelInfo) -> float:
     """The lowest detector score read at all: greedy NMS keeps the higher-scored boxes first, so the boxes
     above the thresholds are the same whatever the floor."""
-    return min(info.conf, info.rescue_conf, SPARE_CONF)
+    return min(info.conf, info.rescue_conf, info.knobs.spare_conf)
 
 
 @dataclass
@@ -136,18 +133,14 @@ class Found:
     """The detector's boxes in pixels of the photo, as (quad 4×2, score)."""
 
     boxes: list[tuple[np.ndarray, float]]  # after NMS at the model's IoU, down to the lowest score read (_floor)
-    # scored ≥ CROWD_CONF and left out by that NMS only for overlapping a kept box (a looser NMS keeps them):
+    # scored ≥ Knobs.crowd_conf and left out by that NMS only for overlapping a kept box (a looser NMS keeps them):
     # in a tight stair or fan a card's own box can overlap its neighbour's that much
     crowded: list[tuple[np.ndarray, float]] = field(default_factory=list)
     raw: RawBoxes | None = None  # what they were cut from
-    # scored ≥ CANDIDATE_CONF, kept by NMS at CANDIDATE_IOU and not at the model's: what the recover net judges
+    # scored ≥ Knobs.candidate_conf, kept by NMS at Knobs.candidate_iou and not at the model's: what the recover net judges
     candidates: list[tuple[np.ndarray, float]] = field(default_factory=list)
 
 
-CROWD_CONF = 0.4  # crowded boxes: detector score at least this
-CROWD_IOU = 0.6  # ... kept by rotated NMS at this IoU (and not at the model's)
-CANDIDATE_CONF = 0.3  # boxes the recover net judges (vision.infer.recover): detector score at least this
-CANDIDATE_IOU = 0.7  # ... kept by rotated NMS at this IoU (and not at the model's)
 
 
 def _look(det_s, img: np.ndarray, info: ModelInfo, off: tuple[int, int] = (0, 0), mirror: bool = False,
@@ -157,8 +150,9 @@ def _look(det_s, img: np.ndarray, info: ModelInfo, off: tuple[int, int] = (0, 0)
     raw = decode(det_s, img, info.det_imgsz, _floor(info), mirror, plain.raw if plain else None)
     keep = nms_index(raw, _floor(info), info.iou)
     kept = set(keep)
-    crowded = [i for i in nms_index(raw, max(CROWD_CONF, _floor(info)), CROWD_IOU) if i not in kept]
-    candidates = [i for i in nms_index(raw, max(CANDIDATE_CONF, _floor(info)), CANDIDATE_IOU) if i not in kept]
+    k = info.knobs
+    crowded = [i for i in nms_index(raw, max(k.crowd_conf, _floor(info)), k.crowd_iou) if i not in kept]
+    candidates = [i for i in nms_index(raw, max(k.candidate_conf, _floor(info)), k.candidate_iou) if i not in kept]
     shift = np.array(off, np.float32)
 
     def boxes(index: list[int]) -> list[tuple[np.ndarray, float]]:
@@ -177,7 +171,6 @@ def find_boxes(det_s, img: np.ndarray, info: ModelInfo) -> Found:
 
 
 
-CARDS_ACROSS = 18  # the zoomed view is at least this many card widths across (cards trained at 1/15–1/40)
 
 
 def _zoom_in(det_s, img: np.ndarray, found: Found, info: ModelInfo) -> Found:
@@ -194,7 +187,7 @@ def _zoom_in(det_s, img: np.ndarray, found: Found, info: ModelInfo) -> Found:
     h, w = img.shape[:2]
     x0, y0 = pts.min(0) - max(width, length)
     x1, y1 = pts.max(0) + max(width, length)
-    side = max(x1 - x0, y1 - y0, CARDS_ACROSS * max(width, length / CARD_ASPECT))
+    side = max(x1 - x0, y1 - y0, info.knobs.cards_across * max(width, length / CARD_ASPECT))
     cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
     x0, x1 = int(max(0, cx - side / 2)), int(min(w, cx + side / 2))
     y0, y1 = int(max(0, cy - side / 2)), int(min(h, cy + side / 2))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
@@ -23,7 +23,35 @@ DEFAULT_MODEL = MODELS_DIR / DEFAULT_MODEL_NAME
 
 
 NOT_A_CARD = "none"  # a classifier may have this class for boxes that are not a card face: such boxes are dropped
-NOT_A_CARD_P = 0.5  # ... when it is at least this probable
+
+
+@dataclass(frozen=True)
+class Knobs:
+    """The fixed numbers of the reading that change a result, each written once here. A model folder's model.json may
+    set any of them under 'knobs' (a model is then measured and released with them); otherwise these hold."""
+
+    not_a_card_p: float = 0.5  # a box the classifier reads as no card face with this probability is dropped
+    mirror_near: float = 0.3  # a box and one from the mirrored look are the same card when their centres are this many
+    mirror_deg: float = 5.0  # ... card widths apart at most and their long sides this many degrees
+    spare_conf: float = 0.1  # boxes down to this score are read, to offer a card the detector half-saw (Recognition.spares)
+    spare_apart: float = 0.3  # ... when they overlap no kept card by this quad IoU or more
+    spares: int = 6  # ... the most likely few (and as many crowded boxes, Found.crowded)
+    crowd_conf: float = 0.4  # crowded boxes: detector score at least this
+    crowd_iou: float = 0.6  # ... kept by rotated NMS at this IoU (and not at the model's)
+    crowd_apart: float = 0.7  # a crowded box is a spare when it overlaps no kept card by this quad IoU or more
+    candidate_conf: float = 0.3  # boxes the recover net judges (vision.infer.recover): detector score at least this
+    candidate_iou: float = 0.7  # ... kept by rotated NMS at this IoU (and not at the model's)
+    cards_across: float = 18.0  # the zoomed view is at least this many card widths across (cards trained at 1/15–1/40)
+    settle_conf: float = 0.3  # boxes settled by the refine net (ModelInfo.settle): detector score at least this
+    settle_passes: int = 2  # ... each moved this many times (once leaves boxes on one card farther apart: more kept twice)
+    none_check: float = 0.01  # a settled box read as no card face with this probability or more is read at the detector's box too
+    settled: float = 0.02  # a box moved less than this (÷ its size across or along, in radians, log of its size) is not moved again
+    unsure: float = 0.9  # a card read with less than this probability gets a second look
+    shifts: tuple[float, ...] = (-0.06, 0.06)  # ... through boxes moved across the card by these fractions of its width
+
+
+KNOBS = Knobs()  # the defaults: what every stage uses where no model is at hand (photo → hu's doubtful cards)
+NOT_A_CARD_P = KNOBS.not_a_card_p
 
 
 class ModelError(ValueError):
@@ -32,13 +60,16 @@ class ModelError(ValueError):
 
 @dataclass(frozen=True)
 class ModelInfo:
+    """A model folder's config: every setting that changes a result, with its default written once (model.json
+    holds what differs, besides provenance, notes and figures, which are not read here)."""
+
     path: Path
-    det_imgsz: int
-    cls_imgsz: int
-    temperature: float
-    names: tuple[str, ...]
-    conf: float
-    iou: float
+    det_imgsz: int = 640
+    cls_imgsz: int = FOLD
+    temperature: float = 1.0
+    names: tuple[str, ...] = CODES
+    conf: float = 0.35
+    iou: float = 0.5
     # boxes the detector is less sure of (score ≥ rescue_conf) are kept when the classifier reads them
     # with probability ≥ rescue_cls: overlapped cards that the detector half-sees (off when rescue_conf ≥ conf)
     rescue_conf: float = 1.0
@@ -61,6 +92,7 @@ class ModelInfo:
     # every box scored ≥ SETTLE_CONF is settled on its card by the refine net, and NMS at this IoU runs over the
     # settled boxes instead of the detector's (_settled; 0: the detector's boxes, NMS at ``iou``, the recover net)
     settle: float = 0.0
+    knobs: Knobs = KNOBS
 
     @property
     def recovers(self) -> bool:
@@ -93,21 +125,51 @@ def model_info(path: str | Path | None = None) -> ModelInfo:
         if not (p / f).is_file():
             raise ModelError(Msg("model_file", f"The model at {p} has no {f}.", path=str(p), file=f))
     try:
-        names = tuple(d.get("names", CODES))
-        info = ModelInfo(p, int(d.get("det_imgsz", 640)), int(d.get("cls_imgsz", FOLD)), float(d.get("temperature", 1.0)),
-                         names, float(d.get("conf", 0.35)), float(d.get("iou", 0.5)),
-                         float(d.get("rescue_conf", 1.0)), float(d.get("rescue_cls", 1.0)), float(d.get("zoom", 0.0)),
-                         bool(d.get("mirror", False)), float(d.get("recover", 2.0)), float(d.get("prune", 0.0)),
-                         tuple(d.get("absent", ())), float(d.get("one_way", 2.0)), float(d.get("refine", 0.0)),
-                         float(d.get("settle", 0.0)))
+        info = ModelInfo(p, **_fields(ModelInfo, d, skip=("path", "knobs")),
+                         knobs=Knobs(**_fields(Knobs, _object(d.get("knobs", {})), strict=True)))
     except (TypeError, ValueError) as e:
         raise ModelError(Msg("model_json", f"The model at {p} has a model.json that cannot be read ({e}).", path=str(p))) from None
+    names = info.names
     if sorted(str(n) for n in names if n != NOT_A_CARD) != sorted(CODES) or names.count(NOT_A_CARD) > 1:
         raise ModelError(Msg("model_names", f"The model at {p} does not name the 35 card codes (model.json 'names').", path=str(p)))
     if set(info.absent) - set(CODES):
         raise ModelError(Msg("model_absent", f"The model at {p} names codes that are not cards as absent (model.json 'absent').",
                              path=str(p)))
     return _has_its_nets(info)
+
+
+def _object(v: Any) -> dict:
+    if not isinstance(v, dict):
+        raise ValueError("'knobs' is not an object")
+    return v
+
+
+def _fields(cls: type, d: dict, skip: tuple[str, ...] = (), strict: bool = False) -> dict[str, Any]:
+    """The values ``d`` gives for the dataclass's fields, each made the type of its default (ValueError in one phrase
+    for a value that is not); with ``strict``, a key that is no field is an error too."""
+    known = {f.name: f for f in fields(cls) if f.name not in skip}
+    if strict and (extra := sorted(set(d) - set(known))):
+        raise ValueError(f"unknown {', '.join(extra)}")
+    out: dict[str, Any] = {}
+    for name, f in known.items():
+        if name not in d:
+            continue
+        v, default = d[name], f.default
+        if isinstance(default, bool):
+            if not isinstance(v, bool):
+                raise ValueError(f"'{name}' is not true or false")
+            out[name] = v
+        elif isinstance(default, tuple):
+            if not isinstance(v, list | tuple):
+                raise ValueError(f"'{name}' is not a list")
+            out[name] = tuple(type(default[0])(x) if default else x for x in v) if default else tuple(v)
+        elif isinstance(default, int | float):
+            if isinstance(v, bool) or not isinstance(v, int | float):
+                raise ValueError(f"'{name}' is not a number")
+            out[name] = type(default)(v)
+        else:
+            out[name] = v
+    return out
 
 
 def _has_its_nets(info: ModelInfo) -> ModelInfo:

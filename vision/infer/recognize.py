@@ -18,7 +18,7 @@ from scoring.cards import CODES
 from vision.infer.detect import Found, _rgb_planes, find_boxes
 from vision.infer.geometry import axes, fold, order_long_axis_vertical, quad_iou, rectify, swap_ends
 from vision.infer.imageio import READ_SIDE, read_photo
-from vision.infer.model import NOT_A_CARD, NOT_A_CARD_P, ModelInfo, _prune_net, _recover_session, _refine_session, _sessions, model_info
+from vision.infer.model import NOT_A_CARD, ModelInfo, _prune_net, _recover_session, _refine_session, _sessions, model_info
 from vision.infer.recover import choose, judge, judge_spares, prune, readings, reads_readings
 from vision.infer.refine import lies, moved, refined
 from vision.types import Card, Recognition
@@ -85,7 +85,7 @@ def _kept(img: np.ndarray, found: Found, cls_s, info: ModelInfo,
     dets = found.boxes + found.crowded  # crowded boxes are read only to be offered as spares
     quads = [order_long_axis_vertical(q) for q, _ in dets]
     probs, p_none = read_boxes(img, quads, cls_s, info)
-    face = p_none < NOT_A_CARD_P
+    face = p_none < info.knobs.not_a_card_p
     n = len(found.boxes)
     keep = [k for k, (_, s) in enumerate(dets[:n])
             if face[k] and s >= min(info.conf, info.rescue_conf) and (s >= info.conf or probs[k].max() >= info.rescue_cls)]
@@ -95,9 +95,9 @@ def _kept(img: np.ndarray, found: Found, cls_s, info: ModelInfo,
     more, more_p, judged = _recovered(img, found, [dets[k][0] for k in keep], kept_p, cls_s, info)
     got = [dets[k] for k in keep] + more
     spare = [k for k in range(n) if face[k] and k not in keep
-             and all(quad_iou(dets[k][0], q) < SPARE_APART for q, _ in got)][:SPARES]
+             and all(quad_iou(dets[k][0], q) < info.knobs.spare_apart for q, _ in got)][:info.knobs.spares]
     spare += [k for k in range(n, len(dets)) if face[k]
-              and all(quad_iou(dets[k][0], q) < CROWD_APART for q, _ in got)][:SPARES]
+              and all(quad_iou(dets[k][0], q) < info.knobs.crowd_apart for q, _ in got)][:info.knobs.spares]
     spares = [_card(quads[k], dets[k][1], probs[k], info, top_k) for k in spare]
     more_q = [order_long_axis_vertical(q) for q, _ in more]
     dets, quads = got, [quads[k] for k in keep] + more_q
@@ -107,47 +107,43 @@ def _kept(img: np.ndarray, found: Found, cls_s, info: ModelInfo,
     return dets, quads, probs, [0.0] * len(keep) + judged, spares
 
 
-SETTLE_CONF = 0.3  # boxes settled by the refine net (ModelInfo.settle): detector score at least this (CANDIDATE_CONF)
-SETTLE_PASSES = 2  # ... each moved this many times (once leaves boxes on one card farther apart: more kept twice)
-NONE_CHECK = 0.01  # a settled box read as no card face with this probability or more is read at the detector's box too
-SETTLED = 0.02  # a box moved less than this (÷ its size across or along, in radians, log of its size) is not moved again
 
 
 def _settled(img: np.ndarray, found: Found, cls_s, info: ModelInfo,
              top_k: int) -> tuple[list[tuple[np.ndarray, float]], list[np.ndarray], np.ndarray, list[float], list[Card]]:
     """_kept with every box scored ≥ SETTLE_CONF (NMS's, the crowded ones, the recover net's candidates) first
-    settled on the card it sits on by the refine net, SETTLE_PASSES times (a box it hardly moves, not again).
+    settled on the card it sits on by the refine net, info.knobs.settle_passes times (a box it hardly moves, not again).
     Settled boxes on one card overlap far more than two neighbours in a tight stair or fan, so NMS at
     ``info.settle`` over them keeps one box a card where NMS over the detector's boxes either drops a half-covered
     card or keeps a box across two. Only the boxes NMS keeps are read; one that either reading, at the detector's
     box or the settled one, sees no card face in is dropped (settled on a ruled notepad, a box can look like a card;
-    the detector's box is read only when the settled one is not clearly a face, NONE_CHECK). A box is kept as _kept
+    the detector's box is read only when the settled one is not clearly a face, info.knobs.none_check). A box is kept as _kept
     keeps one (scored ≥ conf, or ≥ rescue_conf and read with ≥ rescue_cls); the others, and the boxes scored below
-    SETTLE_CONF, are the spares. A kept card read with less than ``info.refine`` is read at its detector's box too
+    info.knobs.settle_conf, are the spares. A kept card read with less than ``info.refine`` is read at its detector's box too
     (_with_detectors_reading)."""
-    boxes = [(q, s) for q, s in found.boxes + found.crowded + found.candidates if s >= SETTLE_CONF]
-    low = [(q, s) for q, s in found.boxes if s < SETTLE_CONF]
+    boxes = [(q, s) for q, s in found.boxes + found.crowded + found.candidates if s >= info.knobs.settle_conf]
+    low = [(q, s) for q, s in found.boxes if s < info.knobs.settle_conf]
     quads = [order_long_axis_vertical(q) for q, _ in boxes]
     session = _refine_session(str(info.path))
     move = list(range(len(quads)))
-    for _ in range(SETTLE_PASSES):
+    for _ in range(info.knobs.settle_passes):
         t = lies(session, img, [quads[k] for k in move])
         for k, tk in zip(move, t, strict=True):
             quads[k] = order_long_axis_vertical(refined(quads[k], tk))
-        move = [k for k, tk in zip(move, t, strict=True) if np.abs(tk).max() >= SETTLED]
+        move = [k for k, tk in zip(move, t, strict=True) if np.abs(tk).max() >= info.knobs.settled]
     n = len(boxes)
     order = []
     if n:  # NMS first: only the boxes it keeps are read
         order = [int(i) for i in np.array(cv2.dnn.NMSBoxesRotated(
-            [cv2.minAreaRect(q) for q in quads], [float(s) for _, s in boxes], SETTLE_CONF, info.settle)).reshape(-1)]
+            [cv2.minAreaRect(q) for q in quads], [float(s) for _, s in boxes], info.knobs.settle_conf, info.settle)).reshape(-1)]
     p_all, none_all = read_boxes(img, [quads[k] for k in order] + [order_long_axis_vertical(q) for q, _ in low], cls_s, info)
     probs, p_none = np.zeros((n, p_all.shape[1]), np.float32), np.ones(n, np.float32)
     probs[order], p_none[order] = p_all[:len(order)], none_all[:len(order)]
-    check = [k for k in order if NONE_CHECK <= p_none[k] < NOT_A_CARD_P]
+    check = [k for k in order if info.knobs.none_check <= p_none[k] < info.knobs.not_a_card_p]
     if check:
         p_none[check] = np.maximum(p_none[check], read_boxes(img, [order_long_axis_vertical(boxes[k][0]) for k in check],
                                                              cls_s, info)[1])
-    order = [k for k in order if p_none[k] < NOT_A_CARD_P]
+    order = [k for k in order if p_none[k] < info.knobs.not_a_card_p]
     keep = [k for k in order if boxes[k][1] >= min(info.conf, info.rescue_conf)
             and (boxes[k][1] >= info.conf or probs[k].max() >= info.rescue_cls)]
     kept_q = [quads[k] for k in keep]
@@ -155,9 +151,9 @@ def _settled(img: np.ndarray, found: Found, cls_s, info: ModelInfo,
     kept_p = _with_detectors_reading(img, [boxes[k][0] for k in keep], kept_p, cls_s, info)
     spare = [(quads[k], boxes[k][1], probs[k]) for k in order if k not in keep]
     m = len(p_all) - len(low)  # the low boxes' readings come last
-    spare += [(order_long_axis_vertical(q), s, p_all[m + i]) for i, (q, s) in enumerate(low) if none_all[m + i] < NOT_A_CARD_P]
+    spare += [(order_long_axis_vertical(q), s, p_all[m + i]) for i, (q, s) in enumerate(low) if none_all[m + i] < info.knobs.not_a_card_p]
     spares = [_card(q, s, p, info, top_k) for q, s, p in spare
-              if all(quad_iou(q, k) < SPARE_APART for k in kept_q)][:SPARES]
+              if all(quad_iou(q, k) < info.knobs.spare_apart for k in kept_q)][:info.knobs.spares]
     return [(quads[k], boxes[k][1]) for k in keep], kept_q, kept_p, [0.0] * len(keep), spares
 
 
@@ -178,7 +174,7 @@ def _averaged(img: np.ndarray, probs: np.ndarray, which: list[int], quads: list[
     p2, p_none = read_boxes(img, quads, cls_s, info)
     probs = probs.copy()
     for k, p, pn in zip(which, p2, p_none, strict=True):
-        if pn < NOT_A_CARD_P:
+        if pn < info.knobs.not_a_card_p:
             probs[k] = (probs[k] + p) / 2
     return probs
 
@@ -216,7 +212,7 @@ def _recovered(img: np.ndarray, found: Found, kept: list[np.ndarray], kept_p: np
         judged = judge(session, img, cands, kept)
         chosen = choose(cands, judged, info.recover)
         probs, p_none = read_boxes(img, [order_long_axis_vertical(cands[i][0]) for i in chosen], cls_s, info)
-    face = [k for k in range(len(chosen)) if p_none[k] < NOT_A_CARD_P]
+    face = [k for k in range(len(chosen)) if p_none[k] < info.knobs.not_a_card_p]
     return [cands[chosen[k]] for k in face], probs[face], [float(judged[chosen[k]]) for k in face]
 
 
@@ -240,9 +236,6 @@ def _judged(img: np.ndarray, spares: list[Card], cards: list[Card], info: ModelI
     return [replace(c, judged=float(pk)) for c, pk in zip(spares, p, strict=True)]
 
 
-SPARE_APART = 0.3  # ... when they overlap no kept card by this quad IoU or more
-SPARES = 6  # ... the most likely few (and as many crowded boxes, Found.crowded)
-CROWD_APART = 0.7  # a crowded box is a spare when it overlaps no kept card by this quad IoU or more
 
 def _card(quad: np.ndarray, det_score: float, p: np.ndarray, info: ModelInfo, top_k: int, recovered: float = 0.0) -> Card:
     order = np.argsort(-p)[:top_k]
@@ -250,8 +243,6 @@ def _card(quad: np.ndarray, det_score: float, p: np.ndarray, info: ModelInfo, to
     return Card(alts[0][0], alts[0][1], alts, quad.tolist(), det_score, recovered)
 
 
-UNSURE = 0.9  # a card read with less than this probability gets a second look
-SHIFTS = (-0.06, 0.06)  # ... through boxes moved across the card by these fractions of its width
 
 
 def faces_only(probs: np.ndarray, info: ModelInfo) -> tuple[np.ndarray, np.ndarray]:
@@ -274,17 +265,17 @@ def _second_look(img: np.ndarray, quads: list[np.ndarray], probs: np.ndarray, cl
     """The detector's boxes miss cards mostly across their width (geometry.BOX_ERROR): an unsure card is
     read again through boxes shifted sideways, and the most confident of its readings is kept (a shifted
     box that shows no card face is not a reading)."""
-    unsure = [k for k in range(len(quads)) if probs[k].max() < UNSURE]
+    unsure = [k for k in range(len(quads)) if probs[k].max() < info.knobs.unsure]
     if not unsure:
         return probs
-    which = [k for k in unsure for _ in SHIFTS]
+    which = [k for k in unsure for _ in info.knobs.shifts]
     # read both ways (not ModelInfo.one_way): the surest reading wins here, and a one-way reading is surer than
     # its card's two-way one (read one way here: 2 more misreads on the 150 loose val photos)
     p2, p_none = faces_only(classify(cls_s, [fold(rectify(img, quads[k] + axes(quads[k])[1] * s, ordered=True))
-                                             for k in unsure for s in SHIFTS], info.temperature), info)
+                                             for k in unsure for s in info.knobs.shifts], info.temperature), info)
     probs = probs.copy()
     for k, p, pn in zip(which, p2, p_none, strict=True):
-        if pn < NOT_A_CARD_P and p.max() > probs[k].max():
+        if pn < info.knobs.not_a_card_p and p.max() > probs[k].max():
             probs[k] = p  # the box stays the detector's: a reading is chosen, not a position
     return probs
 

@@ -12,8 +12,7 @@ import numpy as np
 from scoring.messages import Msg
 from scoring.repair import Change
 from vision.infer.geometry import quad_iou
-from vision.infer.model import NOT_A_CARD
-from vision.infer.recognize import SPARE_APART, SPARES, UNSURE
+from vision.infer.model import KNOBS, NOT_A_CARD
 from vision.table.context import PhotoContext, PhotoError, PhotoScore
 from vision.table.hand_score import score_as_seen, score_layout
 from vision.table.layout import apart_from_spacing, clusters, evenly_laid, groups_laid
@@ -189,7 +188,7 @@ def _doubtful(rec: Recognition, conf: float) -> list[int]:
     ``conf``) or the recover net's (a box NMS had dropped), the less sure of two boxes read the same that
     overlap (one card boxed twice), or read with little confidence (a box across two cards reads as neither)."""
     cards = rec.cards
-    out = {i for i, c in enumerate(cards) if c.det_score < conf or c.confidence < UNSURE or c.recovered}
+    out = {i for i, c in enumerate(cards) if c.det_score < conf or c.confidence < KNOBS.unsure or c.recovered}
     quads = [np.array(c.quad, np.float32) for c in cards]
     for i in range(len(cards)):
         for j in range(i + 1, len(cards)):
@@ -200,7 +199,7 @@ def _doubtful(rec: Recognition, conf: float) -> list[int]:
                     out.add(i if cards[i].det_score < cards[j].det_score else j)
     # the least likely to be a card read as it is first: a box across two cards or an object read as a card is
     # read unsurely even where the detector scores it as a card (val_hands3: 94.8 -> 95.0 % right with repair)
-    return sorted(out, key=lambda i: cards[i].det_score * cards[i].confidence)[:SPARES]
+    return sorted(out, key=lambda i: cards[i].det_score * cards[i].confidence)[:KNOBS.spares]
 
 
 RECOUNT = "repaired (cards more or less):"  # how those repairs are reported
@@ -245,9 +244,9 @@ def _applied(rec: Recognition, moves: tuple[_Move, ...]) -> Recognition:
 
 
 def _compatible(moves: tuple[_Move, ...]) -> bool:
-    """Never two spares on one card (their quads overlap by SPARE_APART or more)."""
+    """Never two spares on one card (their quads overlap by KNOBS.spare_apart or more)."""
     added = [np.array(m.card.quad, np.float32) for m in moves if m.card is not None]
-    return all(quad_iou(a, b) < SPARE_APART for a, b in itertools.combinations(added, 2))
+    return all(quad_iou(a, b) < KNOBS.spare_apart for a, b in itertools.combinations(added, 2))
 
 
 def _recount(rec: Recognition, ctx: PhotoContext, mixed: bool = False) -> PhotoScore | None:
