@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,13 +41,13 @@ def score_dict(d: dict[str, Any], all_readings: bool = False) -> ScoreResult:
     return score_hand(hand_from_dict(d), all_readings)
 
 
-def load_hand_file(text: str) -> list[dict[str, Any]]:
+def load_hand_file(text: str | bytes) -> list[Any]:
+    """The hands of a hand file (one hand, or a list of them), its text or its bytes in any encoding an editor saves;
+    each hand is checked when it is scored (hand_from_dict), so one bad hand does not hide the others."""
     from .errors import HandError
+    from .hand_file import decode, parse
 
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise HandError(f"The hand file is not valid JSON (line {e.lineno}: {e.msg}).") from None
+    data = parse(decode(text) if isinstance(text, bytes) else text.removeprefix("\ufeff"))
     hands = data if isinstance(data, list) else [data]
     if not hands:
         raise HandError("The hand file holds an empty list: no hand to score.")

@@ -7,6 +7,7 @@ from typing import Any
 
 from .cards import CODES, INDEX, N_KINDS, N_PLAIN, counts_of, format_cards, parse_cards
 from .errors import HandError
+from .hand_file import check_hand
 from .messages import Msg
 from .rulesets import EVENTS, Ruleset, get_ruleset
 
@@ -205,13 +206,7 @@ def build_hand(
 
 def hand_from_dict(d: Any) -> Hand:
     """Read one hand in the hand-file format (see README); errors are one sentence."""
-    if not isinstance(d, dict):
-        raise HandError("A hand must be a JSON object with at least 'jiang' and 'concealed'.")
-    known = {"ruleset", "jiang", "declared", "concealed", "from_deal", "win", "dealer", "events",
-             "options", "expected_total", "name", "note"}
-    extra = set(d) - known
-    if extra:
-        raise HandError(f"Unknown field(s) in the hand: {', '.join(sorted(extra))}.")
+    check_hand(d)  # every field's type, named in the sentence
     declared = []
     for g in d.get("declared") or []:
         if not isinstance(g, dict) or "cards" not in g:

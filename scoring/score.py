@@ -7,7 +7,7 @@ rounding. Each item cites its RULES.md section.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 from .cards import CODES, INDEX, N_PLAIN, NAMES_ZH, format_cards, rank_of
@@ -79,8 +79,10 @@ class ScoreResult:
             "total": self.total,
             "group_points": self.group_points,
             "di_hu": self.di_hu,
-            "items": [asdict(i) for i in self.items],
-            "melds": [asdict(m) for m in self.best.melds],
+            "items": [{"key": i.key, "label": i.label, "label_en": i.label_en, "points": i.points, "rule": i.rule,
+                       "detail": i.detail} for i in self.items],
+            "melds": [{"cards": list(m.cards), "shape": m.shape, "how": m.how, "points": m.points, "wilds": m.wilds}
+                      for m in self.best.melds],
             "readings": self.readings,
             "notes": self.notes,
         }

@@ -13,9 +13,19 @@ from vision import DEFAULT_MODEL_NAME
 from ..cli import UserError
 
 
+def _port(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        port = 0
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is a whole number from 1 to 65535, not {text[:12]!r}")
+    return port
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--host", default="0.0.0.0", help="address to listen on (0.0.0.0: every phone on the network)")
-    p.add_argument("--port", type=int, default=8501, help="port to serve on (default 8501)")
+    p.add_argument("--port", type=_port, default=8501, help="port to serve on, 1–65535 (default 8501)")
     p.add_argument("--db", help="tally database file (default ~/.changpai/tally.sqlite3)")
     p.add_argument("--model", help=f"model folder (default models/{DEFAULT_MODEL_NAME})")
     p.add_argument("--cert", help="TLS certificate (PEM) for HTTPS: phone browsers allow the camera only over HTTPS")

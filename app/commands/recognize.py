@@ -5,10 +5,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 from vision import DEFAULT_MODEL_NAME
 
 from ..cli import UserError
+from .score_photo import ANNOTATE_EXTS
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -24,6 +26,8 @@ def run(args: argparse.Namespace) -> int:
     from vision.infer.model import ModelError
     from vision.infer.recognize import recognize
 
+    if args.annotate and Path(args.annotate).suffix.lower() not in ANNOTATE_EXTS:
+        raise UserError(f"--annotate {args.annotate}: name a .png or .jpg file (the extension decides the format).")
     try:
         rec = recognize(args.photo, args.model, args.top_k)  # a large photo is read from a smaller decode
         img = load_image(args.photo) if args.annotate else None  # drawn on at full size

@@ -6,8 +6,9 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
-from scoring import build_hand, load_hand_file, score_dict, score_hand
+from scoring import ScoreResult, build_hand, load_hand_file, score_dict, score_hand
 from scoring.errors import HandError
 from scoring.rulesets import EVENTS, OPTIONS, RULESETS, parse_options
 
@@ -32,7 +33,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                    help="ruleset option: " + ", ".join(OPTIONS))
     p.add_argument("--all", action="store_true", help="list every legal reading")
-    p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("--json", action="store_true", help="print JSON (a list of hands: compact, one hand a line)")
+    p.add_argument("--jsonl", action="store_true", help="print JSON Lines: one hand's JSON a line")
     p.add_argument("--en", action="store_true", help="English labels")
     p.add_argument("--explain", action="store_true", help="after the breakdown, the rule book's sections its lines cite (docs/rules.md)")
 
@@ -40,17 +42,22 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.file and args.notation:
         raise HandError("Give either the hand's notation or --file, not both.")
-    results = []
+    # (index, the hand file's entry, its score, or the sentence saying why it has none)
+    results: list[tuple[int, Any, ScoreResult | None, str | None]] = []
     if args.file:
         path = Path(args.file)
+        if path.is_dir():
+            raise HandError(f"{path} is a folder; --file takes a hand file (JSON).")
         if not path.is_file():
             raise HandError(f"No hand file at {path}.")
-        for i, d in enumerate(load_hand_file(path.read_text(encoding="utf-8"))):
+        hands = load_hand_file(path.read_bytes())
+        for i, d in enumerate(hands, 1):
             try:
-                res = score_dict(d, args.all)
+                results.append((i, d, score_dict(d, args.all), None))
             except HandError as e:
-                raise HandError(f"Hand {i + 1} in {path.name}: {e}") from None
-            results.append((d, res))
+                if len(hands) == 1:
+                    raise HandError(f"Hand 1 in {path.name}: {e}") from None
+                results.append((i, d, None, str(e)))
     else:
         if not args.notation:
             raise HandError("Give the hand, e.g. changpai score-hand \"123t 456t … 9b 9b\" --jiang 2t,3w --win 9b.")
@@ -67,25 +74,44 @@ def run(args: argparse.Namespace) -> int:
         if args.win is None and "tian_cheng" not in args.event:
             res.notes.append("No --win given: scored as a hand that did not win "
                              "(--win CODE, or --win any for a win whose card is unknown).")
-        results.append((None, res))
-    if args.json:
-        out = []
-        for d, res in results:
-            rd = res.to_dict(with_readings=args.all)
-            if d and "expected_total" in d:
-                rd["expected_total"] = d["expected_total"]
-            if d and "name" in d:
-                rd["name"] = d["name"]
-            out.append(rd)
-        json.dump(out[0] if len(out) == 1 and not args.file else out, sys.stdout, ensure_ascii=False, indent=2)
-        print()
+        results.append((1, None, res, None))
+    if args.json or args.jsonl:
+        out = [_entry(i, d, res, err, args.all) for i, d, res, err in results]
+        if args.jsonl:
+            sys.stdout.write("".join(json.dumps(o, ensure_ascii=False, separators=(",", ":")) + "\n" for o in out))
+        elif len(out) == 1 and not args.file:
+            json.dump(out[0], sys.stdout, ensure_ascii=False, indent=2)
+            print()
+        else:  # a list: compact, one hand a line
+            sys.stdout.write("[" + ",\n".join(json.dumps(o, ensure_ascii=False, separators=(",", ":")) for o in out) + "]\n")
     else:
-        for n, (d, res) in enumerate(results):
+        for n, (i, d, res, err) in enumerate(results):
             if n:
                 print()
-            if d and d.get("name"):
-                print(f"# {d['name']}")
+            if isinstance(d, dict) and isinstance(d.get("name"), str):
+                print(f"# {d['name'][:80]}")
+            if err:
+                print(f"hand {i}: error: {err}")
+                continue
             print(render_result(res, english=args.en, all_readings=args.all))
             if args.explain:
                 print("\n" + explain([it.rule for it in res.items]))
+    bad = [i for i, _, _, err in results if err]
+    if bad:
+        shown = ", ".join(map(str, bad[:10])) + (" …" if len(bad) > 10 else "")
+        print(f"changpai: {len(bad)} of {len(results)} hands could not be scored (hand {shown}); "
+              "each has its error in place of its score.", file=sys.stderr)
+        return 2
     return 0
+
+
+def _entry(i: int, d: Any, res: ScoreResult | None, err: str | None, all_readings: bool) -> dict[str, Any]:
+    """One hand's JSON: its score (with the file's name and expected total), or its index and error."""
+    if err:
+        return {"index": i, "error": err}
+    rd = res.to_dict(with_readings=all_readings)
+    if isinstance(d, dict):
+        for k in ("expected_total", "name"):
+            if k in d:
+                rd[k] = d[k]
+    return rd

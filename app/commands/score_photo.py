@@ -7,12 +7,16 @@ import json
 import sys
 from pathlib import Path
 
-from scoring.rulesets import EVENTS, OPTIONS, RULESETS, parse_options
+from scoring.errors import HandError
+from scoring.hand_file import check_hand, decode, parse
+from scoring.rulesets import EVENTS, OPTIONS, RULESETS, get_ruleset, parse_options
 from vision import DEFAULT_MODEL_NAME
 
 from ..cli import UserError
 from ..render_text import render_result
 from ..rules import explain
+
+ANNOTATE_EXTS = (".png", ".jpg", ".jpeg", ".webp", ".bmp", ".tif", ".tiff")  # what OpenCV writes by extension
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -45,9 +49,9 @@ def build_context(args: argparse.Namespace):
         if not path.is_file():
             raise UserError(f"No hand file at {path}.")
         try:
-            d = json.loads(path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as e:
-            raise UserError(f"{path} is not valid JSON (line {e.lineno}: {e.msg}).") from None
+            d = parse(decode(path.read_bytes()))
+        except HandError as e:
+            raise UserError(f"{path}: {e}") from None
         if isinstance(d, list):
             if len(d) != 1:
                 raise UserError(f"{path} holds {len(d)} hands; --context takes one.")
@@ -56,7 +60,10 @@ def build_context(args: argparse.Namespace):
             d = d["hand"]
         if not isinstance(d, dict):
             raise UserError(f"{path} must hold one hand (a JSON object).")
-        ctx = PhotoContext.from_hand_file(d)
+        try:
+            ctx = PhotoContext.from_hand_file(check_hand(d))
+        except HandError as e:
+            raise UserError(f"{path}: {e}") from None
     if args.ruleset:
         ctx.ruleset = args.ruleset
     if args.option:
@@ -77,6 +84,12 @@ def build_context(args: argparse.Namespace):
         ctx.events = sorted(set(ctx.events) | set(args.event))
     if args.not_win:
         ctx.is_win = False
+    # what the context names is checked before the photo is read: a ruleset, an option or an event it does not
+    # know is one sentence at once, not after the recognition
+    get_ruleset(ctx.ruleset, ctx.options)
+    unknown = sorted(set(ctx.events) - set(EVENTS))
+    if unknown:
+        raise UserError(f"Unknown event(s) {', '.join(repr(e[:30]) for e in unknown[:3])}; the events are {', '.join(EVENTS)}.")
     return ctx
 
 
@@ -88,6 +101,8 @@ def run(args: argparse.Namespace) -> int:
     from vision.table.pipeline import score_recognition
 
     ctx = build_context(args)
+    if args.annotate and Path(args.annotate).suffix.lower() not in ANNOTATE_EXTS:
+        raise UserError(f"--annotate {args.annotate}: name a .png or .jpg file (the extension decides the format).")
     try:
         rec = recognize(args.photo, args.model)  # a large photo is read from a smaller decode
         img = load_image(args.photo) if args.annotate else None  # drawn on at full size

@@ -15,7 +15,7 @@ from vision.infer.model import KNOBS, Knobs, ModelInfo
 def letterbox(img: np.ndarray, size: int) -> tuple[np.ndarray, float, tuple[int, int]]:
     h, w = img.shape[:2]
     r = min(size / h, size / w)
-    nw, nh = int(round(w * r)), int(round(h * r))
+    nw, nh = max(1, int(round(w * r))), max(1, int(round(h * r)))  # a very long, thin image keeps a row
     resized = cv2.resize(img, (nw, nh), interpolation=cv2.INTER_AREA)
     top, left = (size - nh) // 2, (size - nw) // 2
     out = np.full((size, size, 3), 114, np.uint8)

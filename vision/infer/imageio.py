@@ -16,6 +16,7 @@ from scoring.messages import Msg
 IMAGE_EXTS = {".jpg", ".jpeg", ".heic", ".heif", ".png", ".webp", ".bmp", ".tif", ".tiff"}  # photos looked for in folders
 MAX_PIXELS = 60_000_000  # a 48-MP phone photo fits; a decompression bomb does not
 MAX_BYTES = 80 * 1024 * 1024
+MAX_ASPECT = 8  # a photo's long side at most this many times its short side (a phone's panorama is about 4:1)
 
 
 @cache
@@ -96,6 +97,8 @@ def read_photo(src: str | Path | bytes, name: str | None = None, min_side: int |
                              f"{label} is not an image that can be read (JPEG, HEIC, PNG, WebP, BMP or TIFF).")) from None
     if w < 32 or h < 32:
         raise ImageError(Msg("image_too_small", f"{label} is only {w}×{h} pixels: too small to show cards.", w=w, h=h))
+    if max(w, h) > MAX_ASPECT * min(w, h):
+        raise ImageError(Msg("image_too_thin", f"{label} is {w}×{h} pixels: too long and thin to be a photo of cards.", w=w, h=h))
     img = None
     flag = cv2.IMREAD_COLOR
     if fmt == "JPEG" and min_side:  # the largest reduction that keeps the long side ≥ min_side

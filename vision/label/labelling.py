@@ -9,11 +9,8 @@ listed.
 
 from __future__ import annotations
 
-import base64
 import hashlib
-import html
 import json
-import math
 import os
 from collections import Counter
 from collections.abc import Iterable
@@ -24,8 +21,9 @@ from typing import Any
 import cv2
 import numpy as np
 
-from scoring.cards import CODES, NAMES_ZH
+from scoring.cards import CODES
 from vision.infer.imageio import IMAGE_EXTS, load_image
+from vision.label.formats import LABEL_STUDIO_CONFIG, coco_document, label_studio_tasks, review_page, yolo_lines
 
 FORMATS = ("yolo-obb", "coco", "label-studio")
 # photos that training tools, Label Studio and browsers mostly cannot open: the exports name a JPEG copy of each,
@@ -91,6 +89,8 @@ def recognize_file(args: tuple[str, str | None] | tuple[str, str | None, str | N
             rec = recognize(path, model)
     except (ImageError, ModelError) as e:
         return {"file": path, "error": str(e)}
+    except Exception as e:  # noqa: BLE001 — one photo's failure, whatever it is, skips that photo only
+        return {"file": path, "error": f"{Path(path).name} could not be read ({type(e).__name__}: {str(e)[:120]})."}
     return {"file": path, "width": rec.width, "height": rec.height, "cards": [c.to_dict() for c in rec.cards]}
 
 
@@ -116,119 +116,6 @@ class Manifest:
 
 
 # ----------------------------------------------------------------------------------------------
-# formats
-
-
-def yolo_lines(rec: dict[str, Any]) -> str:
-    w, h = rec["width"], rec["height"]
-    lines = []
-    for c in rec["cards"]:
-        q = np.array(c["quad"], np.float64)
-        q[:, 0] /= w
-        q[:, 1] /= h
-        q = q.clip(0, 1)
-        lines.append(f"{CODES.index(c['code'])} " + " ".join(f"{v:.6f}" for v in q.reshape(-1)))
-    return "\n".join(lines) + ("\n" if lines else "")
-
-
-def coco_document(recs: list[dict[str, Any]]) -> dict[str, Any]:
-    """COCO with each rotated card as a segmentation polygon (COCO has no rotation field)."""
-    images, anns = [], []
-    for i, r in enumerate(recs, 1):
-        images.append({"id": i, "file_name": r.get("file_name", r["rel"]), "width": r["width"], "height": r["height"]})
-        for c in r["cards"]:
-            q = np.array(c["quad"], np.float64)
-            x0, y0 = q.min(0)
-            x1, y1 = q.max(0)
-            area = float(abs(cv2.contourArea(q.astype(np.float32))))
-            anns.append({"id": len(anns) + 1, "image_id": i, "category_id": CODES.index(c["code"]) + 1,
-                         "bbox": [round(x0, 2), round(y0, 2), round(x1 - x0, 2), round(y1 - y0, 2)],
-                         "segmentation": [[round(v, 2) for v in q.reshape(-1)]], "area": round(area, 2), "iscrowd": 0,
-                         "score": c["confidence"], "attributes": {"alternatives": c["alternatives"], "flagged": c.get("flagged", False)}})
-    cats = [{"id": k + 1, "name": code, "name_zh": NAMES_ZH[code], "supercategory": "card"} for k, code in enumerate(CODES)]
-    return {"info": {"description": "changpai auto-labels"}, "images": images, "annotations": anns, "categories": cats}
-
-
-def quad_to_ls(q: np.ndarray, w: int, h: int) -> dict[str, float]:
-    """Label Studio rectangle: x, y of the top-left corner before rotation, percent; rotation in degrees
-    clockwise about that corner."""
-    tl, tr, bl = q[0], q[1], q[3]
-    width = float(np.linalg.norm(tr - tl))
-    height = float(np.linalg.norm(bl - tl))
-    rot = math.degrees(math.atan2(tr[1] - tl[1], tr[0] - tl[0])) % 360
-    return {"x": tl[0] / w * 100, "y": tl[1] / h * 100, "width": width / w * 100, "height": height / h * 100, "rotation": rot}
-
-
-def ls_to_quad(v: dict[str, float], w: int, h: int) -> np.ndarray:
-    x, y = v["x"] / 100 * w, v["y"] / 100 * h
-    ww, hh = v["width"] / 100 * w, v["height"] / 100 * h
-    a = math.radians(v["rotation"])
-    ux, uy = math.cos(a), math.sin(a)
-    vx, vy = -math.sin(a), math.cos(a)
-    return np.array([[x, y], [x + ww * ux, y + ww * uy], [x + ww * ux + hh * vx, y + ww * uy + hh * vy], [x + hh * vx, y + hh * vy]])
-
-
-def label_studio_tasks(recs: list[dict[str, Any]], image_prefix: str = "/data/local-files/?d=") -> list[dict[str, Any]]:
-    tasks = []
-    for r in recs:
-        results = []
-        for j, c in enumerate(r["cards"]):
-            v = quad_to_ls(np.array(c["quad"], np.float64), r["width"], r["height"])
-            v["rectanglelabels"] = [c["code"]]
-            results.append({"id": f"c{j}", "type": "rectanglelabels", "from_name": "label", "to_name": "image",
-                            "original_width": r["width"], "original_height": r["height"], "image_rotation": 0,
-                            "value": {k: (round(x, 4) if isinstance(x, float) else x) for k, x in v.items()},
-                            "score": c["confidence"]})
-        score = float(np.mean([c["confidence"] for c in r["cards"]])) if r["cards"] else 0.0
-        tasks.append({"data": {"image": image_prefix + r.get("file_name", r["rel"])},
-                      "predictions": [{"model_version": r.get("model", "changpai"), "score": round(score, 4), "result": results}]})
-    return tasks
-
-
-LABEL_STUDIO_CONFIG = """<View>
-  <Image name="image" value="$image"/>
-  <RectangleLabels name="label" toName="image" canRotate="true">
-""" + "\n".join(f'    <Label value="{c}" hint="{NAMES_ZH[c]}"/>' for c in CODES) + """
-  </RectangleLabels>
-</View>
-"""
-
-
-# ----------------------------------------------------------------------------------------------
-# review page
-
-
-def review_page(recs: list[dict[str, Any]], root: Path, min_conf: float, max_cards: int = 400) -> str:
-    """HTML page: flagged cards first (crop, code, confidence, alternatives), then a per-image list."""
-    from vision.infer.geometry import rectify
-
-    flagged = [(r, c) for r in recs for c in r["cards"] if c["confidence"] < min_conf]
-    flagged.sort(key=lambda rc: rc[1]["confidence"])
-    cells = []
-    cache: dict[str, np.ndarray] = {}
-    for r, c in flagged[:max_cards]:
-        img = cache.get(r["rel"])
-        if img is None:
-            img = load_image(root / r["rel"])
-            cache = {r["rel"]: img}
-        crop = rectify(img, np.array(c["quad"], np.float32), (64, 256), ordered=True)
-        ok, buf = cv2.imencode(".jpg", crop, [cv2.IMWRITE_JPEG_QUALITY, 80])
-        b64 = base64.b64encode(buf.tobytes()).decode()
-        alts = ", ".join(f"{html.escape(a)} {p:.2f}" for a, p in c["alternatives"][1:4])
-        cells.append(f"<figure><img src='data:image/jpeg;base64,{b64}'><figcaption><b>{c['code']} {NAMES_ZH[c['code']]}</b> "
-                     f"{c['confidence']:.2f}<br><small>{html.escape(r['rel'])}<br>or {alts}</small></figcaption></figure>")
-    rows = "".join(f"<tr><td>{html.escape(r['rel'])}</td><td>{len(r['cards'])}</td>"
-                   f"<td>{sum(c['confidence'] < min_conf for c in r['cards'])}</td></tr>" for r in recs)
-    return f"""<!doctype html><html lang="zh"><meta charset="utf-8"><title>changpai review</title>
-<style>body{{font-family:sans-serif;margin:1em}}figure{{display:inline-block;margin:4px;width:150px;vertical-align:top}}
-img{{height:180px}}figcaption{{font-size:12px}}table{{border-collapse:collapse}}td{{border:1px solid #ccc;padding:2px 6px}}</style>
-<h1>Review: {len(flagged)} flagged card(s) (confidence &lt; {min_conf})</h1>
-<p>Flagged cards first, least confident first. Correct them in your labelling tool, then train with <code>changpai train</code>.</p>
-{''.join(cells) or '<p>Nothing flagged.</p>'}
-<h2>Images</h2><table><tr><th>image</th><th>cards</th><th>flagged</th></tr>{rows}</table></html>"""
-
-
-# ----------------------------------------------------------------------------------------------
 # the job
 
 
@@ -242,18 +129,25 @@ def label(root: str | Path, out: str | Path | None = None, fmt: str = "yolo-obb"
     if fmt not in FORMATS:
         raise ValueError(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}.")
     out = Path(out).resolve() if out else root / "labels-changpai"
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out {out} is a file; name a folder for the labels.")
+    if out == root:
+        raise ValueError(f"--out {out} is the photo folder itself; name another folder (by default PHOTOS/labels-changpai).")
     out.mkdir(parents=True, exist_ok=True)
     state = out / STATE_DIR / "recognitions"
-    images = [p for p in find_images(root) if out not in p.parents]
+    images = [p for p in find_images(root) if out not in p.parents]  # never the output tree, when it lies among the photos
     summary = Summary(images=len(images))
     manifest = Manifest(out)
     todo = []
     for p in images:
         rel = p.relative_to(root).as_posix()
-        if (state / (rel + ".json")).exists() and not overwrite:
-            summary.resumed += 1
-        else:
+        done = _done(state / (rel + ".json"), p) if not overwrite else None
+        if done is None:
             todo.append(p)
+        elif "error" in done:  # skipped before, and the photo is the same: skipped again with its reason, not retried
+            summary.skipped.append((rel, done["error"]))
+        else:
+            summary.resumed += 1
     from tqdm import tqdm
 
     bar = tqdm(total=len(images), initial=summary.resumed, desc=f"label {fmt}", unit="img", disable=not progress)
@@ -273,11 +167,12 @@ def label(root: str | Path, out: str | Path | None = None, fmt: str = "yolo-obb"
     try:
         for res in results:
             rel = Path(res["file"]).relative_to(root).as_posix()
+            res["rel"] = rel
+            res["sha"] = _photo_sha(root / rel)  # the photo these labels are of: a photo replaced under its name is redone
+            atomic_write(state / (rel + ".json"), json.dumps(res, ensure_ascii=False).encode())
             if "error" in res:
                 summary.skipped.append((rel, res["error"]))
             else:
-                res["rel"] = rel
-                atomic_write(state / (rel + ".json"), json.dumps(res, ensure_ascii=False).encode())
                 summary.labelled += 1
             bar.update(1)
     finally:
@@ -291,6 +186,8 @@ def label(root: str | Path, out: str | Path | None = None, fmt: str = "yolo-obb"
         sp = state / (rel + ".json")
         if sp.exists():
             r = json.loads(sp.read_text())
+            if "error" in r:
+                continue
             r["rel"] = rel
             for c in r["cards"]:
                 c["flagged"] = c["confidence"] < min_conf
@@ -310,8 +207,27 @@ def label(root: str | Path, out: str | Path | None = None, fmt: str = "yolo-obb"
     return summary
 
 
+def _photo_sha(p: Path) -> str:
+    try:
+        return _sha(p.read_bytes())
+    except OSError:
+        return ""
+
+
+def _done(record: Path, photo: Path) -> dict[str, Any] | None:
+    """The saved recognition (or skip) of ``photo`` when it is of the photo as it is now; None when it must be
+    done (again): no record, a damaged one, or a photo whose bytes changed since."""
+    try:
+        r = json.loads(record.read_text())
+    except (OSError, ValueError):
+        return None
+    return r if isinstance(r, dict) and r.get("sha") == _photo_sha(photo) else None
+
+
 def _guarded_write(p: Path, data: bytes, out: Path, manifest: Manifest, overwrite: bool, summary: Summary) -> None:
-    if not overwrite and not manifest.is_ours(p, out):
+    # a file that already holds exactly these bytes is ours whatever the manifest says (a run killed between
+    # writing labels and saving the manifest must not leave its own files looking like a person's edits)
+    if not overwrite and not manifest.is_ours(p, out) and p.read_bytes() != data:
         summary.kept_edited.append(p.relative_to(out).as_posix())
         return
     if p.exists() and p.read_bytes() == data:

@@ -10,7 +10,7 @@ import pytest
 
 from app.cli import main
 from tests.conftest import model_variant, requires_model
-from tests.test_recover import _scenes_to_train_on
+from tests.vision.infer.test_recover import _scenes_to_train_on
 from vision.infer.geometry import jitter_quad, order_long_axis_vertical, quad_iou
 from vision.infer.refine import SPAN_W, VIEW_H, VIEW_W, moved, refined, target, view
 

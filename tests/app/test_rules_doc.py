@@ -19,7 +19,7 @@ def test_the_rule_book_has_every_section_and_option():
     assert list(known) == [f"R{n}" for n in range(1, 12)]
     text = "\n".join(known.values())
     assert "R10. Worked examples" in text
-    doc = (Path(__file__).resolve().parents[1] / "docs" / "rules.md").read_text(encoding="utf-8")
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "rules.md").read_text(encoding="utf-8")
     assert all(f"`{k}`" in doc for k in OPTIONS)  # the open questions, settled as options
 
 

@@ -1,5 +1,8 @@
 """R10 bad input: one clear sentence naming the card and the limit, never a traceback."""
 
+import json
+
+import cv2
 import pytest
 
 from scoring import HandError, build_hand, hand_from_dict, parse_cards
@@ -44,9 +47,9 @@ def test_chinese_names_parse():
 @pytest.mark.parametrize("doc,needle", [
     ([], "JSON object"),
     ({"jiang": ["2t", "3w"], "concealed": ["1t"], "colour": "red"}, "Unknown field"),
-    ({"jiang": ["2t", "3w"], "concealed": ["1t"], "declared": ["555b"]}, "Each declared group"),
-    ({"jiang": ["2t", "3w"], "concealed": ["1t"], "win": "1t"}, '"win" must be null'),
-    ({"jiang": ["2t", "3w"], "concealed": [5]}, "as text"),
+    ({"jiang": ["2t", "3w"], "concealed": ["1t"], "declared": ["555b"]}, "Declared group 1 must be an object"),
+    ({"jiang": ["2t", "3w"], "concealed": ["1t"], "win": "1t"}, "The hand's 'win' must be null or an object"),
+    ({"jiang": ["2t", "3w"], "concealed": [5]}, "The hand's 'concealed' must be cards"),
 ])
 def test_bad_hand_file(doc, needle):
     with pytest.raises(HandError) as e:
@@ -61,3 +64,35 @@ def test_not_a_win_is_not_an_error():
     res = score_hand(h)
     assert not res.is_win and res.total == 0
     assert any("do not form a winning hand" in n for n in res.notes)
+
+
+def test_small_ones_are_one_sentence_before_any_photo_is_read(tmp_path, capsys):
+    from app.cli import main
+
+    with pytest.raises(SystemExit) as e:
+        main(["app", "--port", "70000"])
+    assert e.value.code == 2 and "from 1 to 65535" in capsys.readouterr().err
+    assert main(["score-hand", "x" * 100_000]) == 2
+    err = capsys.readouterr().err
+    assert "Unknown card 'xxx" in err and len(err) < 300
+    ctx = tmp_path / "ctx.json"
+    ctx.write_text(json.dumps({"jiang": ["2t", "3w"], "concealed": [], "events": "tian_cheng"}))
+    missing = str(tmp_path / "no-photo.jpg")  # the context is checked first: the photo is never looked for
+    assert main(["score", missing, "--context", str(ctx)]) == 2
+    assert "'events' must be a list of event names" in capsys.readouterr().err
+    ctx.write_text(json.dumps({"jiang": ["2t", "3w"], "concealed": [], "ruleset": "nowhere"}))
+    assert main(["score", missing, "--context", str(ctx)]) == 2
+    assert "nowhere" in capsys.readouterr().err
+    for cmd in ("score", "recognize"):
+        assert main([cmd, missing, "--annotate", str(tmp_path / "out.gifx")]) == 2
+        assert "name a .png or .jpg file" in capsys.readouterr().err
+
+
+def test_a_long_thin_image_is_one_sentence():
+    import numpy as np
+
+    from vision.infer.imageio import ImageError, load_image
+
+    ok, buf = cv2.imencode(".png", np.full((32, 100_000, 3), 200, np.uint8))
+    with pytest.raises(ImageError, match="too long and thin"):
+        load_image(buf.tobytes())

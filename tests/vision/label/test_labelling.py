@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from tests.conftest import requires_model
-from vision.label.labelling import find_images, label, ls_to_quad, quad_to_ls
+from vision.label.formats import ls_to_quad, quad_to_ls
+from vision.label.labelling import find_images, label
 
 pytestmark = requires_model
 
@@ -173,3 +174,63 @@ def test_dask_local_mode(photos, tmp_path):
 def test_missing_folder(tmp_path):
     with pytest.raises(FileNotFoundError):
         label(tmp_path / "nope", progress=False)
+
+
+def test_one_photo_that_fails_never_ends_the_batch_and_is_remembered(sample_scenes, tmp_path):
+    import cv2
+
+    root = tmp_path / "p"
+    root.mkdir()
+    shutil.copy(sample_scenes[0], root / "a.jpg")
+    cv2.imwrite(str(root / "thin.png"), np.full((32, 100_000, 3), 200, np.uint8))  # once a crash of the whole run
+    s = label(root, tmp_path / "out", "yolo-obb", progress=False)
+    assert s.labelled == 1 and [f for f, _ in s.skipped] == ["thin.png"] and "too long and thin" in s.skipped[0][1]
+    again = label(root, tmp_path / "out", "yolo-obb", progress=False)
+    assert again.labelled == 0 and again.resumed == 1 and [f for f, _ in again.skipped] == ["thin.png"]
+
+
+def test_a_photo_replaced_under_its_name_is_labelled_again(sample_scenes, tmp_path):
+    root = tmp_path / "p"
+    root.mkdir()
+    shutil.copy(sample_scenes[0], root / "a.jpg")
+    out = tmp_path / "out"
+    label(root, out, "yolo-obb", progress=False)
+    first = (out / "labels" / "a.txt").read_text()
+    shutil.copy(sample_scenes[1], root / "a.jpg")
+    s = label(root, out, "yolo-obb", progress=False)
+    assert s.labelled == 1 and s.resumed == 0 and (out / "labels" / "a.txt").read_text() != first
+
+
+def test_a_run_killed_before_its_manifest_was_saved_keeps_its_files_its_own(sample_scenes, tmp_path):
+    root = tmp_path / "p"
+    root.mkdir()
+    shutil.copy(sample_scenes[0], root / "a.jpg")
+    out = tmp_path / "out"
+    label(root, out, "yolo-obb", progress=False)
+    (out / ".changpai-label" / "manifest.json").unlink()  # killed after the labels, before the manifest
+    s = label(root, out, "yolo-obb", progress=False)
+    assert s.kept_edited == []
+    (out / "labels" / "a.txt").write_text("0 0.1 0.1 0.2 0.1 0.2 0.2 0.1 0.2\n")  # a person's edit is still kept
+    s = label(root, out, "yolo-obb", progress=False, overwrite=False)
+    assert s.kept_edited == ["labels/a.txt"]
+
+
+def test_out_must_be_a_folder_other_than_the_photos(photos, tmp_path):
+    with pytest.raises(ValueError, match="is the photo folder itself"):
+        label(photos, photos, "yolo-obb", progress=False)
+    f = tmp_path / "a-file"
+    f.write_text("x")
+    with pytest.raises(ValueError, match="is a file"):
+        label(photos, f, "yolo-obb", progress=False)
+
+
+@pytest.mark.parametrize("name", ["a#1.jpg", "b&c.jpg", "d+e f.jpg", "中文 名.jpg"])
+def test_label_studio_paths_read_back_as_django_parses_them(name):
+    from urllib.parse import parse_qs, urlsplit
+
+    from vision.label.formats import label_studio_tasks
+
+    rec = {"rel": f"sub/{name}", "width": 100, "height": 100, "cards": []}
+    url = label_studio_tasks([rec])[0]["data"]["image"]
+    parts = urlsplit("http://host" + url)
+    assert not parts.fragment and parse_qs(parts.query) == {"d": [f"sub/{name}"]}  # Label Studio's QueryDict alike

@@ -1,0 +1,73 @@
+"""Wild cards (rugao) and 喜儿 extras read from a photo."""
+
+import pytest
+
+from tests.vision.table.photo_helpers import XI_ER, H, W, _card, _single_hand
+from vision.table.context import PhotoContext, PhotoError
+from vision.table.pipeline import score_recognition
+from vision.types import Card, Recognition
+
+
+def test_a_wild_card_in_the_hand_scores_in_rugao_and_is_refused_in_one_sentence_elsewhere():
+    """R8: in rugao 福禄寿禧财 are wild; a photo with 福 in the hand is a legal win there, scored as the reading worth
+    most (here 福 makes qz×3), and the same photo in nantong-double says in one sentence that 福 is not in its deck."""
+    hand = "1t 1t fu 3w 4w 5w 5b 5b 5b 5b 8w 8w 8w qz qz 9b 9b 9b".split()
+    cards = [_card(c, 100 + k * 1.1 * W, 100) for k, c in enumerate(hand)]
+    cards += [_card("1b", 100 + k * 1.1 * W, 100 + 2 * H) for k in range(3)]
+    cards += [_card("2t", 100 + 6 * W + k * 1.1 * W, 100 + 2 * H) for k in range(4)]
+    cards += [_card("7t", 100, 100 + 4 * H), _card("6w", 100 + 1.1 * W, 100 + 4 * H)]
+    rec = Recognition(2400, 1200, cards)
+    ps = score_recognition(rec, PhotoContext(ruleset="rugao", win="8w", self_drawn=True))
+    assert ps.result.is_win and "fu" in ps.hand["concealed"] and not ps.repair.changes
+    plain = score_recognition(Recognition(2400, 1200, [_card("1t" if c.code == "fu" else c.code, *c.quad[0]) for c in cards]),
+                              PhotoContext(ruleset="rugao", win="8w", self_drawn=True))
+    assert ps.result.total >= plain.result.total  # the wild is read the way worth most
+    with pytest.raises(PhotoError) as e:
+        score_recognition(rec, PhotoContext(ruleset="nantong-double", win="8w", self_drawn=True), repair_on=False)
+    assert "fu is not in the nantong-double deck" in str(e.value) and "\n" not in str(e.value)
+
+
+def test_a_second_card_read_as_a_wild_the_hand_holds_is_counted_as_one_it_lacks_in_rugao():
+    """R8: the wild cards are alike, one of each in the deck. Two cards read 福 (one a misread 喜) made the hand
+    'too many fu' and no total; the second is counted as a wild the hand lacks, its likeliest such reading first,
+    with a note, and the total is the one of the true cards."""
+    hand = "1t 1t fu 3w 4w 5w 5b 5b 5b 5b 8w 8w 8w qz qz 9b 9b".split()
+    cards = [_card(c, 100 + k * 1.1 * W, 100) for k, c in enumerate(hand)]
+    cards.append(Card("fu", 0.8, [("fu", 0.8), ("xi", 0.15), ("3t", 0.05)], _card("fu", 100 + 17 * 1.1 * W, 100).quad, 0.9))
+    cards += [_card("1b", 100 + k * 1.1 * W, 100 + 2 * H) for k in range(3)]
+    cards += [_card("2t", 100 + 6 * W + k * 1.1 * W, 100 + 2 * H) for k in range(4)]
+    cards += [_card("7t", 100, 100 + 4 * H), _card("6w", 100 + 1.1 * W, 100 + 4 * H)]
+    ctx = PhotoContext(ruleset="rugao", win="8w", self_drawn=True)
+    ps = score_recognition(Recognition(2400, 1200, cards), ctx, repair_on=False)
+    said = [w for w in ps.warnings if w.key == "wild_alike"]
+    assert len(said) == 1 and said[0].values["old"] == "fu" and said[0].values["new"] == "xi"
+    true = [c if k != 17 else _card("xi", *c.quad[0]) for k, c in enumerate(cards)]
+    assert ps.result.is_win and ps.result.total == score_recognition(Recognition(2400, 1200, true), ctx).result.total
+    assert sorted(c for c in ps.hand["concealed"] if c in ("fu", "xi")) == ["fu", "xi"]
+
+
+def test_a_second_card_read_as_an_extra_the_hand_holds_is_counted_as_one_it_lacks_with_xi_er():
+    """R7's 喜儿 option (nantong-single): the extras are bonus cards counted by how many are held, one of each in the
+    deck, so which one a card is changes no total. Two cards read 福 (one a misread 喜) are counted as 福 and 喜, with
+    a note, and the total is the one of the true cards; without the option an extra in the hand is refused."""
+    cards = _single_hand(["fu"], Card("fu", 0.8, [("fu", 0.8), ("xi", 0.15), ("3t", 0.05)], [], 0.9), "hh")
+    ps = score_recognition(Recognition(3000, 1200, cards), XI_ER, repair_on=False)
+    said = [w for w in ps.warnings if w.key == "xier_alike"]
+    assert len(said) == 1 and said[0].values["old"] == "fu" and said[0].values["new"] == "xi" and "(R7)" in said[0]
+    true = _single_hand(["fu"], _card("xi", 0, 0), "hh")
+    assert ps.result.is_win and ps.result.total == score_recognition(Recognition(3000, 1200, true), XI_ER).result.total
+    assert [i.points for i in ps.result.items if i.key == "xi_er"] == [30]  # two 喜儿 held
+    with pytest.raises(PhotoError):
+        score_recognition(Recognition(3000, 1200, true), PhotoContext(ruleset="nantong-single", win="2b", self_drawn=True),
+                          repair_on=False)
+
+
+def test_a_card_read_as_the_extra_flipped_as_jiang_is_counted_as_another_with_xi_er():
+    """The flipped 将 is the deck's one 福 (R7: a 喜儿 flip doubles the 喜儿 points): a card of the hand read 福 as well
+    is another extra misread, counted as one neither holds, with a note; before, 'too many fu' and no total."""
+    cards = _single_hand([], Card("fu", 0.7, [("fu", 0.7), ("shou", 0.2), ("3t", 0.1)], [], 0.9), "fu")
+    ps = score_recognition(Recognition(3000, 1200, cards), XI_ER, repair_on=False)
+    said = [w for w in ps.warnings if w.key == "xier_alike"]
+    assert len(said) == 1 and said[0].values["new"] == "shou" and "flipped as 将" in said[0]
+    assert ps.hand["jiang"] == ["fu"] and "shou" in ps.hand["concealed"]
+    assert [i.points for i in ps.result.items if i.key == "xi_er"] == [20]  # one 喜儿 held, doubled by the 喜儿 flip
