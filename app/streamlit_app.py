@@ -6,19 +6,23 @@ Run with `changpai app` (or `streamlit run app/streamlit_app.py`). Phone first, 
 from __future__ import annotations
 
 import hashlib
+import io
+import json
 import os
-import random
-import string
+import secrets
+import time
+from dataclasses import dataclass
 from typing import Any
 
 import cv2
 import numpy as np
 import pandas as pd
+import segno
 import streamlit as st
 
 from app.i18n import LANGS, say, t
 from app.rules import explain
-from app.tally import Tally, TallyError, check_code
+from app.tally import NAME_MAX, SEATS, Tally, TallyError, check_code, new_code
 from scoring import HandError, build_hand, score_hand
 from scoring.cards import CODES, N_PLAIN, NAMES_ZH
 from scoring.hand import HOW_ZH, declared_hows
@@ -68,9 +72,8 @@ def main() -> None:
     model_path = os.environ.get("CHANGPAI_MODEL") or None
     with st.sidebar:
         lang = st.radio("语言 / Language", list(LANGS), format_func=LANGS.get, horizontal=True, key="lang")
-        if "table_default" not in st.session_state:
-            fresh = "".join(random.choices(string.ascii_uppercase + string.digits, k=4))
-            st.session_state.table_default = st.query_params.get("table") or fresh
+        if "table_default" not in st.session_state:  # a link or QR code from another phone names the table
+            st.session_state.table_default = st.query_params.get("table") or new_code()
         table = st.text_input(t("table_code", lang), value=st.session_state.table_default, help=t("table_help", lang), key="table_code")
         ruleset = st.selectbox(t("ruleset", lang), list(RULESETS), key="ruleset")
         with st.expander(t("rule_options", lang)):
@@ -103,8 +106,9 @@ def main() -> None:
             st.error(t("too_big", lang, mb=MAX_UPLOAD_MB))
             st.stop()
         winner_total = photo_section(data, lang, jiang, ruleset, options, n_jiang, model_path)
-    others = others_section(lang, ruleset, options, jiang)
-    tally_section(lang, table, winner_total, others)
+    seats = table_seats(lang, table)
+    others = others_section(lang, ruleset, options, jiang, [seats.labels[s] for s in seats.others])
+    tally_section(lang, seats, winner_total, others)
 
 
 def rule_options(ruleset: str, lang: str) -> dict[str, Any]:
@@ -224,11 +228,12 @@ def _show_result(ps, res, lang: str, img: np.ndarray, cards: list[Card]) -> None
     st.image(cv2.cvtColor(annotate(img, rec2, labels, groups), cv2.COLOR_BGR2RGB), width="stretch")
 
 
-def others_section(lang: str, ruleset: str, options: dict[str, Any], jiang: list[str]) -> list[int]:
+def others_section(lang: str, ruleset: str, options: dict[str, Any], jiang: list[str], labels: list[str]) -> list[int]:
+    """The two other players' hands typed in, for their group points; ``labels``: their seats' names."""
     st.subheader(t("others", lang))
     pts = []
-    for p in (2, 3):
-        text = st.text_input(f"{t('player', lang)} {p}{t('hand_of', lang)}", key=f"other_{p}")
+    for p, label in zip((2, 3), labels, strict=True):
+        text = st.text_input(f"{label}{t('hand_of', lang)}", key=f"other_{p}")
         if not text.strip():
             pts.append(0)
             continue
@@ -238,34 +243,89 @@ def others_section(lang: str, ruleset: str, options: dict[str, Any], jiang: list
             st.error(say(e, lang))
             pts.append(0)
             continue
-        st.write(f"{t('player', lang)} {p}: **{res.total}** ({res.group_points})")
+        st.write(f"{label}: **{res.total}** ({res.group_points})")
         pts.append(res.total)
     return pts
 
 
-def tally_section(lang: str, table: str, winner_total: int | None, others: list[int]) -> None:
-    st.subheader(t("tally", lang))
+@dataclass
+class Seats:
+    """The table as this phone sees it: its store and code (None when the code is refused), the seats' labels in the
+    page's language, the winner's seat and the other two."""
+
+    store: Tally | None
+    code: str | None
+    labels: list[str]
+    winner: int
+    error: Exception | None = None
+
+    @property
+    def others(self) -> list[int]:
+        return [s for s in range(SEATS) if s != self.winner]
+
+
+def table_seats(lang: str, table: str) -> Seats:
+    """The winner is chosen by seat: the hand photographed is theirs, the two others' hands are typed in."""
+    default = [f"{t('player', lang)} {i + 1}" for i in range(SEATS)]
     try:
-        table = check_code(table)
+        code = check_code(table)
     except TallyError as e:
-        st.error(say(e, lang))
-        return
+        return Seats(None, None, default, 0, e)
     store = tally_store(os.environ.get("CHANGPAI_DB") or os.path.expanduser("~/.changpai/tally.sqlite3"))
-    names = [st.session_state.get(f"name_{i}") or f"{t('player', lang)} {i}" for i in (1, 2, 3)]
+    labels = [n or d for n, d in zip(store.seats(code), default, strict=True)]
+    winner = st.selectbox(t("winner_seat", lang), range(SEATS), format_func=lambda i: labels[i], key="winner_seat")
+    return Seats(store, code, labels, winner)
+
+
+def _device() -> str:
+    """This phone's name in the audit lines: a short random id for the browser session."""
+    if "device" not in st.session_state:
+        st.session_state.device = secrets.token_hex(3)
+    return st.session_state.device
+
+
+def tally_section(lang: str, seats: Seats, winner_total: int | None, others: list[int]) -> None:
+    st.subheader(t("tally", lang))
+    if seats.store is None:
+        st.error(say(seats.error, lang))
+        return
+    store, code, labels, device = seats.store, seats.code, seats.labels, _device()
+    rounds = store.rounds(code)
     c1, c2 = st.columns(2)
     if c1.button(t("add_round", lang), disabled=winner_total is None, key="add_round", type="primary"):
-        store.add(table, names, [winner_total or 0, *others])
+        pts = [0] * SEATS
+        pts[seats.winner] = winner_total or 0
+        for s, p in zip(seats.others, others, strict=True):
+            pts[s] = p
+        store.add(code, pts, seats.winner, device)
         st.success(t("added", lang))
-    if c2.button(t("undo", lang), key="undo"):
-        st.success(t("undone", lang)) if store.undo(table) else st.info(t("nothing_to_undo", lang))
-    rounds = store.rounds(table)
+    if c2.button(t("undo", lang), key="undo"):  # the round this phone shows as last, and no other
+        last = rounds[-1]["id"] if rounds else None
+        st.success(t("undone", lang)) if last is not None and store.undo(code, last, device) else st.info(t("nothing_to_undo", lang))
+    rounds = store.rounds(code)
     if rounds:
-        df = pd.DataFrame([dict(zip(r["players"], r["points"], strict=True)) for r in rounds])
+        df = pd.DataFrame([r["points"] for r in rounds], columns=labels)
         df.index = range(1, len(df) + 1)
         st.dataframe(df, width="stretch")
-        tot = store.totals(table)
-        st.write(" · ".join(f"{k}: **{v}**" for k, v in tot.items()))
-        st.download_button(t("export", lang), store.csv(table), file_name=f"changpai-{table}.csv", mime="text/csv")
-
+        st.write(" · ".join(f"{n}: **{v}**" for n, v in zip(labels, store.totals(code), strict=True)))
+        st.download_button(t("export", lang), store.csv(code, labels), file_name=f"changpai-{code}.csv", mime="text/csv")
+    with st.expander(t("seats", lang)):
+        names = store.seats(code)
+        for i in range(SEATS):
+            new = st.text_input(f"{t('seat', lang)} {i + 1}", value=names[i], max_chars=NAME_MAX, key=f"seat_{code}_{i}")
+            if " ".join(new.split()) != names[i]:
+                store.name_seat(code, i, new, device)
+                st.rerun()
+    with st.expander(t("audit", lang)):
+        st.caption(t("audit_help", lang, device=device))
+        for a in store.audit(code):
+            when = time.strftime("%H:%M:%S", time.localtime(a["created"]))
+            st.text(f"{when}  {a['device']}  {a['action']}  {json.dumps(a['detail'], ensure_ascii=False)}")
+    url = os.environ.get("CHANGPAI_URL")
+    if url:  # the address other phones open, with this table's code: scanning joins the table
+        link = f"{url.rstrip('/')}/?table={code}"
+        buf = io.BytesIO()
+        segno.make(link, error="m").save(buf, kind="png", scale=5, border=2)
+        st.image(buf.getvalue(), caption=t("join", lang, url=link), width=180)
 
 main()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -47,6 +48,33 @@ def command(args: argparse.Namespace) -> list[str]:
     return cmd
 
 
+def phone_addresses(host: str) -> list[str]:
+    """The addresses a phone on the same network opens: this computer's own (looked up, no packet sent) when the page
+    listens on every interface, else the one it was told to listen on."""
+    if host not in ("0.0.0.0", "::", ""):
+        return [host]
+    try:
+        found = {ai[4][0] for ai in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET)}
+    except OSError:
+        found = set()
+    lan = sorted(a for a in found if not a.startswith("127."))
+    return lan or ["localhost"]
+
+
+def exposure(host: str, port: int, scheme: str, addresses: list[str]) -> str:
+    """What the start-up says: who can reach the page, what a table code protects, the address phones open."""
+    everyone = host in ("0.0.0.0", "::", "")
+    reach = ("every device on this computer's networks (the table's Wi-Fi, and any other network it is on)" if everyone
+             else f"devices that can reach {host}")
+    return "\n".join([
+        f"changpai: serving the table page on {', '.join(f'{scheme}://{a}:{port}' for a in addresses)} (Ctrl-C to stop)",
+        f"changpai: who can open it: {reach}. Anyone who opens it can score photos; a table's tally (add, undo, rename) "
+        "is reached only with its table code, so keep the code within the table and serve on a network you trust "
+        "(--host 127.0.0.1 keeps the page to this computer). Every change is logged with the phone that made it.",
+    ] + ([] if scheme == "https" else ["changpai: phone browsers open the camera only over HTTPS (--cert/--key); "
+                                       "uploading a photo works without it."]))
+
+
 def run(args: argparse.Namespace) -> int:
     cmd = command(args)
     env = dict(os.environ)
@@ -57,7 +85,10 @@ def run(args: argparse.Namespace) -> int:
     env["CHANGPAI_MAX_UPLOAD_MB"] = str(args.max_upload_mb)
     env.setdefault("PYTHONPATH", str(Path(__file__).resolve().parents[2]))
     scheme = "https" if args.cert else "http"
-    print(f"changpai: serving on {scheme}://{args.host}:{args.port} (Ctrl-C to stop)", flush=True)
+    addresses = phone_addresses(args.host)
+    url = f"{scheme}://{addresses[0]}:{args.port}"
+    env["CHANGPAI_URL"] = url  # the page shows it as a QR code, with the table's code
+    print(exposure(args.host, args.port, scheme, addresses), flush=True)
     # from the project's folder: Streamlit reads its config (.streamlit/config.toml: the page's CJK font) from there
     root = Path(__file__).resolve().parents[2]
     if os.name == "posix":  # the server becomes this process: stopping it (Ctrl-C, SIGTERM) stops the page, no orphan left

@@ -134,17 +134,39 @@ def test_bad_uploads_give_a_message(app_env, name, data, needle):
 
 def test_two_sessions_share_the_tally_across_restart(app_env):
     a = _new()
-    a.sidebar.text_input(key="table_code").set_value("T42").run()
+    a.sidebar.text_input(key="table_code").set_value("TABLE42").run()
     _upload(a, "hand.jpg", (SAMPLES / "hand_1.jpg").read_bytes())
     a.button(key="add_round").click().run()
     assert not a.exception
     b = _new()  # another phone, same table code
-    b.sidebar.text_input(key="table_code").set_value("T42").run()
-    assert any("T42" in str(x) for x in [b.session_state["table_code"]])
+    b.sidebar.text_input(key="table_code").set_value("TABLE42").run()
+    assert any("TABLE42" in str(x) for x in [b.session_state["table_code"]])
     from app.tally import Tally
 
-    assert len(Tally(Path(os.environ["CHANGPAI_DB"])).rounds("T42")) == 1
+    assert len(Tally(Path(os.environ["CHANGPAI_DB"])).rounds("TABLE42")) == 1
     assert b.dataframe  # the tally table is shown to the second phone
+
+
+def test_the_winner_is_chosen_by_seat_names_stay_and_every_change_is_logged(app_env, monkeypatch):
+    monkeypatch.setenv("CHANGPAI_URL", "http://192.168.1.20:8501")
+    from app.tally import Tally
+
+    a = _new()
+    a.sidebar.text_input(key="table_code").set_value("TABLE77").run()
+    a.text_input(key="seat_TABLE77_1").set_value("老王").run()
+    _upload(a, "hand.jpg", (SAMPLES / "hand_1.jpg").read_bytes())
+    a.selectbox(key="winner_seat").set_value(1).run()
+    a.button(key="add_round").click().run()
+    assert not a.exception, a.exception
+    store = Tally(Path(os.environ["CHANGPAI_DB"]))
+    (r,) = store.rounds("TABLE77")
+    assert r["winner"] == 1 and r["points"][1] == _total(a) and r["points"][0] == r["points"][2] == 0
+    assert store.seats("TABLE77") == ["", "老王", ""]
+    assert list(a.dataframe[-1].value.columns) == ["玩家 1", "老王", "玩家 3"]  # by seat, in the page's language
+    assert [x["action"] for x in store.audit("TABLE77")] == ["add", "name"]
+    assert any("192.168.1.20:8501/?table=TABLE77" in str(e.proto) for e in a.get("image"))  # the QR code joins this table
+    a.sidebar.text_input(key="table_code").set_value("AB1").run()
+    assert any("6–24" in e.value for e in a.error)  # a short code is refused
 
 
 def test_the_pages_own_font_has_every_character_it_shows():
@@ -186,7 +208,7 @@ def test_a_card_added_by_the_one_more_repair_shows_on_the_page(app_env, monkeypa
 def test_a_bad_table_code_and_a_damaged_model_are_told_in_the_pages_language(app_env, monkeypatch, tmp_path):
     at = _new()
     at.sidebar.text_input(key="table_code").set_value("no good").run()
-    assert not at.exception and [e.value for e in at.error] == ["桌号是 1–24 个字母或数字，例如 A7K2。"]
+    assert not at.exception and [e.value for e in at.error] == ["牌桌号是 6–24 个字母或数字（页面会自动生成，如 K7QW2MXP），这样别人猜不到。"]
     (tmp_path / "m").mkdir()
     (tmp_path / "m" / "model.json").write_text("{bad")
     monkeypatch.setenv("CHANGPAI_MODEL", str(tmp_path / "m"))
