@@ -152,10 +152,13 @@ def build_hand(
     total = counts[:]
     for d in decl:
         total[d.kind] += d.n
+    extras_ok = rs.uses_extras
     for k in range(N_KINDS):
+        if not total[k] and not flips[k]:
+            continue
         in_play = total[k] + flips[k]
         limit = 1 if k >= N_PLAIN else 4
-        if k >= N_PLAIN and (total[k] or flips[k]) and not rs.uses_extras:
+        if k >= N_PLAIN and not extras_ok:
             raise HandError(Msg("extra_not_in_deck", f"The extra card {CODES[k]} is not in the {rs.name} deck "
                                 "(extras are wild in rugao, or 喜儿 with the xi_er option of nantong-single).", code=CODES[k]))
         if in_play > limit:

@@ -66,6 +66,7 @@ class Tally:
     di_hu: int = 0
     win_in: str | None = None
     n_extra: int = 0  # 喜儿 extras held (R7)
+    win_kind: int | None = None  # the card the winning card is (a wild's: the card it stands for, R8)
 
     def add(self, key: str, zh: str, en: str, points: int, rule: str, detail: str = "") -> None:
         self.items.append(Item(key, zh, en, points, rule, detail))
@@ -134,12 +135,12 @@ def win_shape(t: Tally) -> None:
     """R6.3: where the winning card sits — 吊头 (the pair), 丫子 (the middle), 拖尾 (3 of 123, 7 of 789)."""
     if t.place is None:
         return
-    shape, k, _ = t.groups[t.place]
+    shape, k, _, _ = t.groups[t.place]
     if shape == "pair":
         t.win_in = "吊头"
         t.add("shape", "吊头", "winning card completes the pair", 10, "R6.3")
     elif shape == "seq":
-        pos = t.sc.hand.win_card - k
+        pos = t.win_kind - k
         if pos == 1:
             t.win_in = "丫子"
             t.add("shape", "丫子", "winning card in the middle", 10, "R6.3")
@@ -243,7 +244,7 @@ DOUBLINGS: tuple[ItemRule, ...] = (piao_doubles, events_double, yi_hu_tou, qiong
 def concealed_counts(groups: tuple[Group, ...]) -> list[int]:
     """How many cards of each plain kind the concealed groups hold."""
     counts = [0] * N_PLAIN
-    for shape, k, _ in groups:
+    for shape, k, _, _ in groups:
         if shape == "seq":
             for j in range(3):
                 counts[k + j] += 1

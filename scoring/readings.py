@@ -1,8 +1,9 @@
 """Every legal reading of a concealed hand: one pair plus the groups of R5.
 
-A concealed group is a tuple ``(shape, kind, wilds)``: shape is ``seq`` (kind = its lowest card),
+A concealed group is a tuple ``(shape, kind, wilds, wild_kinds)``: shape is ``seq`` (kind = its lowest card),
 ``pair``, ``trip``, ``quad`` or ``two`` (the two remaining copies of a kind flipped twice, R4);
-``wilds`` counts the 百搭 cards standing in it (rugao, R8).
+``wilds`` counts the 百搭 cards standing in it (rugao, R8), ``wild_kinds`` the cards they stand for (a wild winning
+card earns the shape bonus of the card it stands for, R8).
 
 The search takes the lowest kind still held and decides every group that contains it, so each
 reading is produced once. Wild cards fill the gaps of groups that hold natural cards, naturals
@@ -15,7 +16,7 @@ from collections.abc import Callable
 
 from .cards import N_PLAIN
 
-Group = tuple[str, int, int]
+Group = tuple[str, int, int, tuple[int, ...]]
 Reading = tuple[Group, ...]
 
 SEQ_OK = [k < 27 and k % 9 <= 6 for k in range(N_PLAIN)]  # a sequence may start here
@@ -66,7 +67,7 @@ def readings(
             k = next((k for k in range(N_PLAIN) if room[k] >= 2), None)
             if k is None:
                 return
-            stack.append(("pair", k, 2))
+            stack.append(("pair", k, 2, (k, k)))
             room[k] -= 2
             w -= 2
             pushed = 1
@@ -81,7 +82,7 @@ def readings(
                 ok = False
                 break
             shape = "quad" if size == 4 else ("trip" if flips[best] < 2 else "two")
-            stack.append((shape, best, size))
+            stack.append((shape, best, size, (best,) * size))
             room[best] -= size
             taken.append((best, size))
             w -= size
@@ -114,14 +115,21 @@ def readings(
         if f == 0:
             options.append(("quad", 4))
         for shape, size in options:
-            lo = max(1, size - w) if size else 0
-            for nat in range(min(c, size), lo - 1, -1):
+            if not size:
+                nats: tuple[int, ...] | range = (0,)
+            elif w == 0:  # no wilds (most hands): the group is all natural or not at all
+                if c < size:
+                    continue
+                nats = (size,)
+            else:
+                nats = range(min(c, size), max(1, size - w) - 1, -1)
+            for nat in nats:
                 wu = size - nat if size else 0
                 if wu > room[i]:
                     continue
                 rest = c - nat
                 if shape:
-                    stack.append((shape, i, wu))
+                    stack.append((shape, i, wu, (i,) * wu))
                     room[i] -= wu
                 cnt[i] -= nat
                 sequences(i, rest, w - wu, pair_done or shape == "pair",
@@ -145,7 +153,7 @@ def readings(
             cnt[i + 1] -= rest
             cnt[i + 2] -= rest
             for _ in range(rest):
-                stack.append(("seq", i, 0))
+                stack.append(("seq", i, 0, ()))
             rec(i + 1, 0, pair_done, ng + rest)
             for _ in range(rest):
                 stack.pop()
@@ -183,7 +191,7 @@ def readings(
                     break
             if ok:
                 cnt[i] -= 1
-                stack.append(("seq", s, len(wk)))
+                stack.append(("seq", s, len(wk), tuple(wk)))
                 _seq_combos(i, rest - 1, placements, pi, w - len(wk), pair_done, ng + 1)
                 stack.pop()
                 cnt[i] += 1

@@ -35,6 +35,11 @@ OPTIONS: dict[str, tuple[tuple[Any, ...], Any, str]] = {
         "rugao: a group completed by a wild (百搭) scores as if natural (default, R8) or scores "
         "nothing (RULES.md open question).",
     ),
+    "wild_win_shape": (
+        ("natural", "none"), "natural",
+        "rugao: a wild (百搭) that is the winning card stands for the card it completes and earns that placement's "
+        "shape bonus (吊头, 丫子, 拖尾) as if natural (default, R8 with R11), or earns none.",
+    ),
     "qiong_hen": (
         (False, True), False,
         "nantong-single: 穷狠, dealt cards with no pair and no triplet score 300 (R7, event "
@@ -47,8 +52,10 @@ OPTIONS: dict[str, tuple[tuple[Any, ...], Any, str]] = {
 }
 
 # the options that belong to some rulesets only (the others apply to every ruleset), and their Chinese names
-OPTION_RULESETS = {"wild_groups": ("rugao",), "qiong_hen": ("nantong-single",), "xi_er": ("nantong-single",)}
-OPTION_ZH = {"bazi_outside_qing": "把子", "discard_triplet": "点炮成坎", "wild_groups": "百搭成组", "qiong_hen": "穷狠",
+OPTION_RULESETS = {"wild_groups": ("rugao",), "wild_win_shape": ("rugao",), "qiong_hen": ("nantong-single",),
+                   "xi_er": ("nantong-single",)}
+OPTION_ZH = {"bazi_outside_qing": "把子", "discard_triplet": "点炮成坎", "wild_groups": "百搭成组", "wild_win_shape": "百搭胡张",
+             "qiong_hen": "穷狠",
              "xi_er": "喜儿"}
 
 
@@ -164,9 +171,22 @@ RULESETS: dict[str, Ruleset] = {
 }
 
 
+_MADE: dict[tuple, Ruleset] = {}  # rulesets are frozen: one per name and options, made once
+
+
 def get_ruleset(name: str, options: Mapping[str, Any] | None = None) -> Ruleset:
     try:
+        key = (name, tuple(sorted((options or {}).items())))
+        hash(key)
+    except TypeError:  # an unhashable option value: with_options says what is wrong with it
+        key = None
+    if key is not None and key in _MADE:
+        return _MADE[key]
+    try:
         rs = RULESETS[name]
-    except KeyError:
-        raise HandError(f"Unknown ruleset {name!r}; choose one of {', '.join(RULESETS)}.") from None
-    return rs.with_options(options)
+    except (KeyError, TypeError):
+        raise HandError(f"Unknown ruleset {str(name)[:30]!r}; choose one of {', '.join(RULESETS)}.") from None
+    made = rs.with_options(options)
+    if key is not None and len(_MADE) < 256:
+        _MADE[key] = made
+    return made

@@ -7,6 +7,7 @@ rounding. Each item cites its RULES.md section.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,12 +41,18 @@ class Meld:
 @dataclass
 class Reading:
     hand_type: str | None
-    melds: list[Meld]
+    melds_of: list[Meld] | Callable[[], list[Meld]]  # the melds, or how to make them (most readings are never shown)
     items: list[Item]
     total: int
     group_points: int
     di_hu: int
     win_in: str | None = None  # how the winning card was placed: 吊头 / 丫子 / 拖尾 / …
+
+    @property
+    def melds(self) -> list[Meld]:
+        if callable(self.melds_of):
+            self.melds_of = self.melds_of()
+        return self.melds_of
 
 
 @dataclass
@@ -79,10 +86,8 @@ class ScoreResult:
             "total": self.total,
             "group_points": self.group_points,
             "di_hu": self.di_hu,
-            "items": [{"key": i.key, "label": i.label, "label_en": i.label_en, "points": i.points, "rule": i.rule,
-                       "detail": i.detail} for i in self.items],
-            "melds": [{"cards": list(m.cards), "shape": m.shape, "how": m.how, "points": m.points, "wilds": m.wilds}
-                      for m in self.best.melds],
+            "items": [dict(vars(i)) for i in self.items],  # Item's fields, as asdict gives them, at a fraction of its cost
+            "melds": [dict(vars(m), cards=list(m.cards)) for m in self.best.melds],
             "readings": self.readings,
             "notes": self.notes,
         }
@@ -120,6 +125,10 @@ class _Scorer:
         self.u = self.rs.unit_values(hand.jiang)
         self.flips = hand.flips
         self.fd = hand.from_deal
+        # a trip completed by a discard may count as a pong (option discard_triplet): then where the winning card
+        # sits changes more than its shape bonus
+        self._decl: list[Item] | None = None
+        self.win_as_pong_possible = not hand.self_drawn and self.rs.option("discard_triplet") == "pong"
 
     # --- R4 units -------------------------------------------------------------------------------
     def conc_units(self, k: int, n: int) -> int:
@@ -197,9 +206,10 @@ class _Scorer:
         return Reading(None, melds, items, di, raw, di)
 
     # --- winning hands -----------------------------------------------------------------------
-    def score_reading(self, groups: tuple[Group, ...], place: int | None) -> Reading:
-        """Score one reading; ``place`` is the index of the concealed group holding the win card. The items
-        come from scoring.items, one function per rule item, in the rule book's order."""
+    def score_reading(self, groups: tuple[Group, ...], place: int | None, win_kind: int | None = None) -> Reading:
+        """Score one reading; ``place`` is the index of the concealed group holding the win card, ``win_kind`` the
+        card it is (the card a wild winning card stands for). The items come from scoring.items, one function per
+        rule item, in the rule book's order."""
         h, rs = self.hand, self.rs
         nseq = sum(1 for g in groups if g[0] == "seq")
         n_wq = sum(1 for g in groups if g[0] == "seq" and g[1] == K_1B)
@@ -207,12 +217,12 @@ class _Scorer:
         no_pts_wild = rs.wilds and rs.option("wild_groups") == "no_points"
         win_as_pong = (place is not None and not h.self_drawn and rs.option("discard_triplet") == "pong"
                        and groups[place][0] == "trip")
-        melds: list[Meld] = []
-        decl_items = self.declared_items()
-        for d, it in zip(h.declared, decl_items, strict=False):
-            melds.append(Meld([d.code] * d.n, "quad" if d.n == 4 else ("two" if d.n == 2 else "trip"), d.how, it.points))
+        if self._decl is None:  # the declared groups score the same in every reading: their lines are made once
+            self._decl = self.declared_items()
+        decl_items = self._decl
+        conc_pts: list[int] = []
         conc_items: list[tuple[int, int, Item]] = []
-        for gi, (shape, k, wl) in enumerate(groups):
+        for gi, (shape, k, wl, _) in enumerate(groups):
             pts = 0
             if shape in ("trip", "quad", "two"):
                 n = GROUP_SIZE[shape]
@@ -226,14 +236,50 @@ class _Scorer:
                     it.detail += " (wild: no points, option wild_groups)"
                 pts = it.points
                 conc_items.append((k, n, it))
-            melds.append(Meld(group_cards(shape, k), shape, "concealed", pts, wl))
-        t = Tally(self, groups, place, htype, n_wq, win_as_pong, decl_items, conc_items, concealed_counts(groups))
+            conc_pts.append(pts)
+        t = Tally(self, groups, place, htype, n_wq, win_as_pong, decl_items, conc_items, concealed_counts(groups),
+                  win_kind=win_kind)
         for rule in GROUP_POINTS + BONUSES:
             rule(t)
         t.total = sum(i.points for i in t.items)
         for rule in DOUBLINGS:
             rule(t)
-        return Reading(htype, melds, t.items, t.total, t.raw, t.di_hu, t.win_in)
+        return Reading(htype, lambda: self._melds(groups, conc_pts), t.items, t.total, t.raw, t.di_hu, t.win_in)
+
+    def _melds(self, groups: tuple[Group, ...], conc_pts: list[int]) -> list[Meld]:
+        """A reading's melds as the breakdown shows them: the declared groups, then the concealed ones."""
+        melds = [Meld([d.code] * d.n, "quad" if d.n == 4 else ("two" if d.n == 2 else "trip"), d.how, it.points)
+                 for d, it in zip(self.hand.declared, self._decl, strict=False)]
+        melds += [Meld(group_cards(shape, k), shape, "concealed", pts, wl)
+                  for (shape, k, wl, _), pts in zip(groups, conc_pts, strict=True)]
+        return melds
+
+    @staticmethod
+    def _shape_points(group: Group, w: int) -> int:
+        """R6.3: what placing the winning card ``w`` in ``group`` adds (吊头, 丫子, 拖尾: 10; else 0), as win_shape."""
+        shape, k = group[0], group[1]
+        if shape == "pair":
+            return 10
+        if shape == "seq":
+            pos = w - k
+            return 10 if pos == 1 or (pos == 2 and k % 9 == 0) or (pos == 0 and k % 9 == 6) else 0
+        return 0
+
+    def _win_kinds(self, shape: str, k: int, stood_for: set[int]) -> list[int]:
+        """The cards the winning card may be in this group: itself, when the group holds its kind (R11). A wild winning
+        card (rugao) is a card it stands for, as if natural (R8): any group holding a kind the reading's wilds stand for
+        may hold the wild as that card (swapping it with a natural one leaves the same cards), so its placement earns
+        that shape bonus. Option wild_win_shape 'none': a wild winning card earns no shape bonus."""
+        w = self.hand.win_card
+        if w is None:
+            return []
+        if w < N_PLAIN:
+            candidates = [w]
+        elif self.rs.wilds and self.rs.option("wild_win_shape") == "natural":
+            candidates = sorted(stood_for)
+        else:
+            return []
+        return [c for c in candidates if (shape == "seq" and k <= c <= k + 2) or (shape != "seq" and k == c)]
 
     def best(self, want_all: bool = False) -> tuple[Reading | None, int, list[Reading]]:
         h = self.hand
@@ -256,20 +302,21 @@ class _Scorer:
         best_key = None
         scored: list[Reading] = []
         for groups in rds:
-            places: list[int | None] = []
-            if h.win_card is not None and h.win_card < N_PLAIN:
-                w = h.win_card
-                seen = set()
-                for gi, (shape, k, _) in enumerate(groups):
-                    if (shape == "seq" and k <= w <= k + 2) or (shape != "seq" and k == w):
-                        if (shape, k) not in seen:
-                            seen.add((shape, k))
-                            places.append(gi)
+            places: list[tuple[int | None, int | None]] = []  # (group, the card the winning card is there)
+            seen = set()
+            stood_for = {x for g in groups for x in g[3]}  # the cards the reading's wilds stand for
+            for gi, (shape, k, _, _) in enumerate(groups):
+                for w in self._win_kinds(shape, k, stood_for):
+                    if (shape, k, w) not in seen:
+                        seen.add((shape, k, w))
+                        places.append((gi, w))
             if not places:
-                places = [None]
+                places = [(None, None)]
+            elif not self.win_as_pong_possible:  # only the shape bonus differs between placements: take the first best
+                places = [max(places, key=lambda pw: self._shape_points(groups[pw[0]], pw[1]))]
             reading_best = None
-            for p in places:
-                r = self.score_reading(groups, p)
+            for p, w in places:
+                r = self.score_reading(groups, p, w)
                 if reading_best is None or r.total > reading_best.total:
                     reading_best = r
             assert reading_best is not None

@@ -11,6 +11,8 @@ from typing import Any
 
 from scoring.cards import CODES, NAMES_ZH
 
+# a labelled card less visible than this is not labelled (synth) nor counted (eval): what a detector is taught to find
+MIN_LABEL_VISIBLE = 0.2
 SCHEMA = 1  # the version of Recognition.to_dict's shape; from_dict reads it and refuses a newer one
 DOUBT = 0.8  # a card read with less probability is shown with "?" (annotated photos, the page)
 

@@ -28,6 +28,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "from gt/, no network): what the arrangement and the scoring alone get right")
     p.add_argument("--true-corners", action="store_true", help="also read each card found at its true corners (from gt/) "
                    "instead of the detector's box: how much the boxes' errors cost the reading")
+    p.add_argument("--context-jiang", action="store_true", help="--hands: take the 将 from each photo's hand file, as "
+                   "`changpai score PHOTO --context HAND.json` does (default: read them from the cards lying apart)")
     p.add_argument("--recognitions", metavar="FILE", help="--hands: keep the photos' recognitions in FILE and, when it "
                    "exists, reuse them (repairs and scoring measured again in seconds; latency then excludes recognition)")
 
@@ -47,7 +49,8 @@ def run(args: argparse.Namespace) -> int:
 
             if args.truth and (args.model or args.set or args.recognitions):
                 raise UserError("--truth scores the photos' true cards: it takes no --model, --set or --recognitions.")
-            r = evaluate_hands(args.dir, model, args.limit, recognitions=args.recognitions, split=args.split, truth=args.truth)
+            r = evaluate_hands(args.dir, model, args.limit, recognitions=args.recognitions, split=args.split, truth=args.truth,
+                               jiang_from_photo=not args.context_jiang)
         else:
             if args.recognitions or args.truth:
                 raise UserError(f"--{'truth' if args.truth else 'recognitions'} is for --hands.")
@@ -55,7 +58,10 @@ def run(args: argparse.Namespace) -> int:
     except (FileNotFoundError, ModelError, RecognitionsError) as e:
         raise UserError(str(e)) from None
     out = Path(args.json or Path(args.dir) / ("eval_hands_report.json" if args.hands else "eval_report.json"))
-    out.write_text(json.dumps(r, indent=1, ensure_ascii=False))
+    try:
+        out.write_text(json.dumps(r, indent=1, ensure_ascii=False))
+    except OSError as e:
+        raise UserError(f"Cannot write the report to {out} ({e.strerror}): name another file with --json.") from None
     if r.get("settings"):
         print("settings changed from model.json: " + ", ".join(f"{k} {v}" for k, v in r["settings"].items()))
     if args.hands:

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+import orjson  # compact JSON, the same text as json.dumps(ensure_ascii=False), several times faster
 
 from scoring import ScoreResult, build_hand, load_hand_file, score_dict, score_hand
 from scoring.errors import HandError
@@ -42,8 +46,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.file and args.notation:
         raise HandError("Give either the hand's notation or --file, not both.")
-    # (index, the hand file's entry, its score, or the sentence saying why it has none)
-    results: list[tuple[int, Any, ScoreResult | None, str | None]] = []
     if args.file:
         path = Path(args.file)
         if path.is_dir():
@@ -51,58 +53,80 @@ def run(args: argparse.Namespace) -> int:
         if not path.is_file():
             raise HandError(f"No hand file at {path}.")
         hands = load_hand_file(path.read_bytes())
-        for i, d in enumerate(hands, 1):
-            try:
-                results.append((i, d, score_dict(d, args.all), None))
-            except HandError as e:
-                if len(hands) == 1:
-                    raise HandError(f"Hand 1 in {path.name}: {e}") from None
-                results.append((i, d, None, str(e)))
+        gc.freeze()  # the file's hands live to the end: the collector need not walk them again and again
+        results = _scored_file(hands, path.name, args.all)
+        single = False
     else:
-        if not args.notation:
-            raise HandError("Give the hand, e.g. changpai score-hand \"123t 456t … 9b 9b\" --jiang 2t,3w --win 9b.")
-        declared = [(c, "pong") for c in args.pong] + [(c, "exposed_kong") for c in args.kong]
-        declared += [(c, "concealed_kong") for c in args.concealed_kong]
-        declared += [(c, "dealt_kong") for c in args.dealt_kong]
-        win = None if args.win in (None, "any") else args.win
-        is_win = True if args.win == "any" else None
-        hand = build_hand(concealed=args.notation, jiang=args.jiang, declared=declared,
-                          ruleset=args.ruleset, options=parse_options(args.option),
-                          from_deal=args.from_deal, win=win, is_win=is_win, self_drawn=args.tsumo,
-                          dealer=args.dealer, events=args.event)
-        res = score_hand(hand, args.all)
-        if args.win is None and "tian_cheng" not in args.event:
-            res.notes.append("No --win given: scored as a hand that did not win "
-                             "(--win CODE, or --win any for a win whose card is unknown).")
-        results.append((1, None, res, None))
-    if args.json or args.jsonl:
-        out = [_entry(i, d, res, err, args.all) for i, d, res, err in results]
+        results = iter([(1, None, _scored_notation(args), None)])
+        single = True
+    # each hand is written as soon as it is scored, and nothing is kept: a batch of any size runs in little memory,
+    # and Python's collector never walks thousands of kept results
+    bad: list[int] = []
+    n = 0
+    out = sys.stdout
+    if args.json and not (single or args.jsonl):
+        out.write("[")
+    for i, d, res, err in results:
+        if err:
+            bad.append(i)
         if args.jsonl:
-            sys.stdout.write("".join(json.dumps(o, ensure_ascii=False, separators=(",", ":")) + "\n" for o in out))
-        elif len(out) == 1 and not args.file:
-            json.dump(out[0], sys.stdout, ensure_ascii=False, indent=2)
-            print()
-        else:  # a list: compact, one hand a line
-            sys.stdout.write("[" + ",\n".join(json.dumps(o, ensure_ascii=False, separators=(",", ":")) for o in out) + "]\n")
-    else:
-        for n, (i, d, res, err) in enumerate(results):
+            out.write(orjson.dumps(_entry(i, d, res, err, args.all)).decode() + "\n")
+        elif args.json and single:
+            json.dump(_entry(i, d, res, err, args.all), out, ensure_ascii=False, indent=2)
+            out.write("\n")
+        elif args.json:  # a list: compact, one hand a line
+            out.write(("," if n else "") + ("\n" if n else "") + orjson.dumps(_entry(i, d, res, err, args.all)).decode())
+        else:
             if n:
-                print()
+                out.write("\n")
             if isinstance(d, dict) and isinstance(d.get("name"), str):
-                print(f"# {d['name'][:80]}")
+                out.write(f"# {d['name'][:80]}\n")
             if err:
-                print(f"hand {i}: error: {err}")
-                continue
-            print(render_result(res, english=args.en, all_readings=args.all))
-            if args.explain:
-                print("\n" + explain([it.rule for it in res.items]))
-    bad = [i for i, _, _, err in results if err]
+                out.write(f"hand {i}: error: {err}\n")
+            else:
+                out.write(render_result(res, english=args.en, all_readings=args.all) + "\n")
+                if args.explain:
+                    out.write("\n" + explain([it.rule for it in res.items]) + "\n")
+        n += 1
+    if args.json and not (single or args.jsonl):
+        out.write("]\n")
     if bad:
         shown = ", ".join(map(str, bad[:10])) + (" …" if len(bad) > 10 else "")
-        print(f"changpai: {len(bad)} of {len(results)} hands could not be scored (hand {shown}); "
+        print(f"changpai: {len(bad)} of {n} hands could not be scored (hand {shown}); "
               "each has its error in place of its score.", file=sys.stderr)
         return 2
     return 0
+
+
+def _scored_file(hands: list[Any], name: str, all_readings: bool) -> Iterator[tuple[int, Any, ScoreResult | None, str | None]]:
+    """Each hand of a file with its score, or the sentence saying why it has none (a file of one hand: that sentence
+    is the command's error)."""
+    for i, d in enumerate(hands, 1):
+        try:
+            yield i, d, score_dict(d, all_readings), None
+        except HandError as e:
+            if len(hands) == 1:
+                raise HandError(f"Hand 1 in {name}: {e}") from None
+            yield i, d, None, str(e)
+
+
+def _scored_notation(args: argparse.Namespace) -> ScoreResult:
+    if not args.notation:
+        raise HandError("Give the hand, e.g. changpai score-hand \"123t 456t … 9b 9b\" --jiang 2t,3w --win 9b.")
+    declared = [(c, "pong") for c in args.pong] + [(c, "exposed_kong") for c in args.kong]
+    declared += [(c, "concealed_kong") for c in args.concealed_kong]
+    declared += [(c, "dealt_kong") for c in args.dealt_kong]
+    win = None if args.win in (None, "any") else args.win
+    is_win = True if args.win == "any" else None
+    hand = build_hand(concealed=args.notation, jiang=args.jiang, declared=declared,
+                      ruleset=args.ruleset, options=parse_options(args.option),
+                      from_deal=args.from_deal, win=win, is_win=is_win, self_drawn=args.tsumo,
+                      dealer=args.dealer, events=args.event)
+    res = score_hand(hand, args.all)
+    if args.win is None and "tian_cheng" not in args.event:
+        res.notes.append("No --win given: scored as a hand that did not win "
+                         "(--win CODE, or --win any for a win whose card is unknown).")
+    return res
 
 
 def _entry(i: int, d: Any, res: ScoreResult | None, err: str | None, all_readings: bool) -> dict[str, Any]:

@@ -6,6 +6,8 @@ import json
 import os
 from pathlib import Path
 
+import cv2
+import numpy as np
 import pytest
 
 from tests.conftest import ROOT, SAMPLES, requires_model
@@ -122,6 +124,7 @@ def test_marking_a_card_not_a_card_leaves_it_out(app_env):
     ("x.jpg", b"not an image", "不是能读取的图片"),
     ("e.jpg", b"", "照片是空的"),
     ("big.jpg", b"\xff" * (4 * 2**20), "照片太大"),
+    ("thin.png", cv2.imencode(".png", np.full((32, 100_000, 3), 200, np.uint8))[1].tobytes(), "太长，看不清牌"),
 ])
 def test_bad_uploads_give_a_message(app_env, name, data, needle):
     at = _new()
@@ -208,7 +211,8 @@ def test_a_card_added_by_the_one_more_repair_shows_on_the_page(app_env, monkeypa
 def test_a_bad_table_code_and_a_damaged_model_are_told_in_the_pages_language(app_env, monkeypatch, tmp_path):
     at = _new()
     at.sidebar.text_input(key="table_code").set_value("no good").run()
-    assert not at.exception and [e.value for e in at.error] == ["牌桌号是 6–24 个字母或数字（页面会自动生成，如 K7QW2MXP），这样别人猜不到。"]
+    said = "牌桌号是 6–24 个字母或数字（页面会自动生成，如 K7QW2MXP），这样别人猜不到。"
+    assert not at.exception and [e.value for e in at.error] == [said]
     (tmp_path / "m").mkdir()
     (tmp_path / "m" / "model.json").write_text("{bad")
     monkeypatch.setenv("CHANGPAI_MODEL", str(tmp_path / "m"))

@@ -152,3 +152,18 @@ def test_an_option_set_on_a_ruleset_it_does_not_belong_to_is_refused_in_one_sent
         with pytest.raises(HandError, match="option .* belongs to the"):
             get_ruleset(ruleset, opts)
     assert get_ruleset("nantong-double", {"wild_groups": "natural"}).option("wild_groups") == "natural"  # its default
+
+
+def test_a_wild_winning_card_earns_the_shape_of_the_card_it_stands_for_in_rugao():
+    """R8 with R11: won on a 百搭 completing the pair it earns 吊头, completing a 1b_3b 丫子 (it stands for 2b, which a
+    natural 2b of the hand's triplet could have been too); option wild_win_shape=none gives neither."""
+    from scoring import build_hand, score_hand
+
+    def shapes(concealed: str, **options) -> tuple[int, list[str]]:
+        res = score_hand(build_hand(concealed=concealed, jiang="2t 3w", declared=[("555b", "pong")], ruleset="rugao",
+                                    options=options, win="fu"))
+        return res.total, [i.label for i in res.items if i.key == "shape"]
+
+    assert shapes("123t 456t 789w hh hh hh 222b 123b 9b fu") == (70, ["吊头"])
+    assert shapes("123t 456t 789w hh hh hh 222b 1b fu 3b 9b 9b") == (70, ["丫子"])
+    assert shapes("123t 456t 789w hh hh hh 222b 123b 9b fu", wild_win_shape="none") == (60, [])

@@ -19,7 +19,7 @@ import numpy as np
 from vision.infer.geometry import box_error, quad_iou
 from vision.infer.model import SETTINGS, ModelInfo, changed_settings, model_info
 from vision.infer.recognize import recognize
-from vision.synth.write import MIN_LABEL_VISIBLE as MIN_VISIBLE  # less visible ground-truth cards are not labelled
+from vision.types import MIN_LABEL_VISIBLE as MIN_VISIBLE  # less visible ground-truth cards are not labelled
 from vision.types import Card, Recognition, RecordError
 
 
@@ -44,9 +44,32 @@ def match(pred: list[np.ndarray], gt: list[np.ndarray], thr: float = 0.5) -> lis
 
 
 def _ground_truth(root: Path, split: str | None) -> list[dict[str, Any]]:
-    """The photos' ground truth (`changpai synth` gt/*.json), of one split (train, val) or all."""
-    gts = [json.loads(p.read_text()) for p in sorted((root / "gt").glob("*.json"))]
+    """The photos' ground truth, of one split (train, val) or all: `changpai synth`'s gt/*.json, or a folder of
+    photos each with its labels beside it (NAME.jpg + NAME.json: 'cards' with 'class' and 'corners', as the foreign
+    deck's photos come; ``labelled_photo``)."""
+    if (root / "gt").is_dir():
+        gts = [json.loads(p.read_text()) for p in sorted((root / "gt").glob("*.json"))]
+    else:
+        gts = [g for p in sorted(root.glob("*.json")) if (g := labelled_photo(p)) is not None]
     return [g for g in gts if split is None or g.get("split") == split]
+
+
+def labelled_photo(path: Path) -> dict[str, Any] | None:
+    """A photo's labels written beside it (NAME.json: 'image', 'cards' with 'class', 'corners' and 'visible_fraction';
+    a winning hand's 'hand' and 'expected' total) in the shape of `changpai synth`'s ground truth; None for a JSON
+    file that is not such labels."""
+    try:
+        d = json.loads(path.read_text(encoding="utf-8"))
+        cards = [{"code": c["class"], "quad": c["corners"], "visible": float(c.get("visible_fraction", 1.0)),
+                  "group": c.get("role") or "hand"} for c in d["cards"]]
+        image = d.get("image") or path.with_suffix(".jpg").name
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    gt = {"image": image, "width": d.get("width"), "height": d.get("height"), "cards": cards,
+          "layout": d.get("layout") if isinstance(d.get("layout"), str) else None}
+    if isinstance(d.get("hand"), dict) and isinstance(d.get("expected"), dict) and "total" in d["expected"]:
+        gt |= {"hand": d["hand"], "expected_total": d["expected"]["total"]}
+    return gt
 
 
 def _of_split(split: str | None) -> str:

@@ -25,6 +25,7 @@ from scoring.rulesets import RULESETS
 from vision.infer.geometry import fold, jitter_quad, rectify
 from vision.synth.faces import FAMILIES, TRAIN_FAMILIES, FaceSource, random_style
 from vision.synth.scene import LAYOUTS, SceneSpec, compose, random_cards
+from vision.types import MIN_LABEL_VISIBLE
 
 KINDS = ("detect", "classify", "hands")
 META = ".changpai-synth.json"
@@ -182,7 +183,6 @@ def yolo_obb_line(cls: int, quad: list[list[float]], w: int, h: int) -> str:
     return f"{cls} " + " ".join(f"{v:.6f}" for v in coords)
 
 
-MIN_LABEL_VISIBLE = 0.2
 
 
 def render_one(job: Job, i: int) -> int:

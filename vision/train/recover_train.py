@@ -53,7 +53,7 @@ def _collect_part(job: tuple[list[tuple[str, str]], str | None, bool]) -> tuple[
 
     import vision.infer.model as M
     import vision.infer.recognize as R
-    from vision.synth.write import MIN_LABEL_VISIBLE
+    from vision.types import MIN_LABEL_VISIBLE
 
     files, model, progress = job
     # the boxes kept before any recovery or pruning, as the net will see them

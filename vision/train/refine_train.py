@@ -31,7 +31,7 @@ def collect(roots: list[str | Path], model: str | Path | None, out: str | Path, 
     from vision.eval.evaluate import match
     from vision.infer.geometry import jitter_quad
     from vision.infer.imageio import READ_SIDE, read_photo
-    from vision.synth.write import MIN_LABEL_VISIBLE
+    from vision.types import MIN_LABEL_VISIBLE
 
     gts = [p for r in roots for p in sorted(Path(r, "gt").glob("*.json"))][:limit]
     if not gts:
