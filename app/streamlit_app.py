@@ -36,7 +36,7 @@ from vision.table.context import NO_CARDS, PhotoContext, PhotoError
 from vision.table.hand_score import CODE_CHANGES, layout_from_roles, score_layout
 from vision.table.layout import split_table
 from vision.table.pipeline import score_recognition
-from vision.types import Card, Recognition
+from vision.types import Card, Recognition, meld_role, parse_role
 
 MAX_UPLOAD_MB = int(os.environ.get("CHANGPAI_MAX_UPLOAD_MB", "25"))
 EVENT_ZH = {"tian_cheng": "天成", "di_hu": "地胡", "tian_ting": "天听", "zhe_zhuang": "折庄", "hai_di": "海底捞月",
@@ -62,8 +62,9 @@ def card_label(code: str) -> str:
 
 def role_label(role: str, lang: str) -> str:
     """A card's place as the corrections table shows it: hand, 将, group N, or not a card."""
-    if role.startswith("meld:"):
-        return f"{t('meld', lang)} {int(role.split(':')[1]) + 1}"
+    kind, group = parse_role(role)
+    if group is not None:
+        return f"{t('meld', lang)} {group + 1}"
     return t({"hand": "hand", "jiang": "role_jiang", "ignored": "ignored"}.get(role, role), lang)
 
 
@@ -156,7 +157,7 @@ def photo_section(data: bytes, lang: str, jiang: list[str], ruleset: str, option
         return None
     st.caption(t("seen", lang, n=len(rec.cards)))
     result_box = st.container()  # the total and breakdown show above the corrections, filled in below
-    roles_all = ["hand", "jiang"] + [f"meld:{i}" for i in range(6)] + ["ignored"]
+    roles_all = ["hand", "jiang"] + [meld_role(i) for i in range(6)] + ["ignored"]
     edited = st.data_editor(
         st.session_state.rows, key="cards_editor", hide_index=False, width="stretch",
         column_config={

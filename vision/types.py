@@ -6,8 +6,11 @@ with a schema version, so evaluation, labelling and the page read one shape."""
 from __future__ import annotations
 
 import operator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
+
+import numpy as np
 
 from scoring.cards import CODES, NAMES_ZH
 
@@ -146,3 +149,75 @@ class Recognition:
 
 class RecordError(ValueError):
     """A saved card or recognition that cannot be read back, said in one sentence."""
+
+
+# A card's place on the table, as photo → hu lays it out and a person corrects it: in the hand, flipped as 将, in the
+# N-th group declared on the table (counted from 0), or no card at all. One spelling, written and read here only.
+ROLES = ("hand", "jiang", "ignored")
+MELD = "meld"
+
+
+def meld_role(n: int) -> str:
+    """The role of a card in the ``n``-th declared group."""
+    return f"{MELD}:{int(n)}"
+
+
+def parse_role(role: str) -> tuple[str, int | None]:
+    """``(kind, group)``: ('hand' | 'jiang' | 'ignored', None) or ('meld', N); RecordError for anything else."""
+    if role in ROLES:
+        return role, None
+    kind, _, n = str(role).partition(":")
+    if kind == MELD and n.isdigit():
+        return MELD, int(n)
+    raise RecordError(f"A card's place is one of {', '.join(ROLES)} or {MELD}:N, not {str(role)[:20]!r}.")
+
+
+class Boxes:
+    """Oriented boxes in a photo's pixels, with their detector scores: the currency of the detector's stage (learnt
+    from supervision's Detections). Validated on the way in (N × 4 × 2 corners, N scores), immutable, sliceable
+    (an index gives one ``(quad, score)``, a slice or a list of indices gives Boxes), iterable as ``(quad, score)``
+    pairs and concatenated with ``+``."""
+
+    __slots__ = ("quads", "scores")
+
+    def __init__(self, quads: Any = (), scores: Any = ()):
+        q = np.asarray(quads, np.float32).reshape(-1, 4, 2) if len(quads) else np.zeros((0, 4, 2), np.float32)
+        sc = np.asarray(scores, np.float64).reshape(-1)  # a score given as a float stays that float
+        if len(q) != len(sc):
+            raise RecordError(f"Boxes need one score a box: {len(q)} boxes, {len(sc)} scores.")
+        q.setflags(write=False)
+        sc.setflags(write=False)
+        self.quads, self.scores = q, sc
+
+    @classmethod
+    def of(cls, pairs: Iterable[tuple[Any, float]] | Boxes) -> Boxes:
+        """Boxes from ``(quad, score)`` pairs (or Boxes as they are)."""
+        if isinstance(pairs, Boxes):
+            return pairs
+        pairs = list(pairs)
+        return cls([p[0] for p in pairs], [p[1] for p in pairs])
+
+    def __len__(self) -> int:
+        return len(self.scores)
+
+    def __iter__(self) -> Iterator[tuple[np.ndarray, float]]:
+        return ((self.quads[i], float(self.scores[i])) for i in range(len(self)))
+
+    def __getitem__(self, index: int | slice | list[int]) -> tuple[np.ndarray, float] | Boxes:
+        if isinstance(index, int | np.integer):
+            return self.quads[index], float(self.scores[index])
+        return Boxes(self.quads[index], self.scores[index])
+
+    def __add__(self, other: Boxes | Iterable[tuple[Any, float]]) -> Boxes:
+        other = Boxes.of(other)
+        return Boxes(np.concatenate([self.quads, other.quads]), np.concatenate([self.scores, other.scores]))
+
+    def __radd__(self, other: Iterable[tuple[Any, float]]) -> Boxes:
+        return Boxes.of(other) + self
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Boxes) and np.array_equal(self.quads, other.quads) and np.array_equal(self.scores, other.scores)
+
+    def __repr__(self) -> str:
+        return f"Boxes({len(self)})"
+

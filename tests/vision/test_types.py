@@ -53,3 +53,18 @@ def test_slicing_keeps_the_photo_and_the_model():
     assert isinstance(part, Recognition) and [c.code for c in part.cards] == ["hh"]
     assert (part.width, part.height, part.model, len(part.spares)) == (640, 480, "changpai-v17", 1)
     assert [c.code for c in rec[:1].cards] == ["1t"]
+
+
+def test_a_cards_place_is_written_and_read_in_one_spelling():
+    from vision.table.hand_score import layout_from_roles
+    from vision.types import meld_role, parse_role
+
+    assert parse_role(meld_role(10)) == ("meld", 10) and parse_role("jiang") == ("jiang", None)
+    for bad in ("meld", "meld:x", "table", ""):
+        with pytest.raises(RecordError, match="A card's place is one of"):
+            parse_role(bad)
+    roles = ["hand"] * 3 + [meld_role(10)] * 3 + [meld_role(9)] * 3 + ["jiang", "ignored"]
+    lay = layout_from_roles(roles)
+    assert lay.melds == [[6, 7, 8], [3, 4, 5]] and lay.jiang == [9] and lay.ignored == [10]  # group 9 before 10
+    assert [lay.role(i) for i in range(len(roles))] == ["hand"] * 3 + [meld_role(1)] * 3 + [meld_role(0)] * 3 + \
+        ["jiang", "ignored"]

@@ -10,6 +10,7 @@ import numpy as np
 
 from vision.infer.geometry import CARD_ASPECT
 from vision.infer.model import KNOBS, Knobs, ModelInfo
+from vision.types import Boxes
 
 
 def letterbox(img: np.ndarray, size: int) -> tuple[np.ndarray, float, tuple[int, int]]:
@@ -105,18 +106,17 @@ def nms_index(raw: RawBoxes, conf: float, iou: float) -> list[int]:
     return [idx[int(k)] for k in np.array(kept).reshape(-1)]
 
 
-def quads_of(raw: RawBoxes, index: list[int]) -> list[tuple[np.ndarray, float]]:
-    """The raw boxes ``index`` as (quad 4×2 in pixels of the image, score)."""
-    res = []
-    for i in index:
+def quads_of(raw: RawBoxes, index: list[int], off: tuple[float, float] = (0.0, 0.0)) -> Boxes:
+    """The raw boxes ``index`` in pixels of the image (whose part the detector saw starts at ``off``)."""
+    quads = np.zeros((len(index), 4, 2), np.float32)
+    for n, i in enumerate(index):
         q = cv2.boxPoints(raw.rects[i]).astype(np.float32)
-        q[:, 0] = (q[:, 0] - raw.left) / raw.scale
-        q[:, 1] = (q[:, 1] - raw.top) / raw.scale
-        res.append((q, float(raw.scores[i])))
-    return res
+        quads[n, :, 0] = (q[:, 0] - raw.left) / raw.scale + off[0]
+        quads[n, :, 1] = (q[:, 1] - raw.top) / raw.scale + off[1]
+    return Boxes(quads, [float(raw.scores[i]) for i in index])
 
 
-def nms(raw: RawBoxes, conf: float, iou: float) -> list[tuple[np.ndarray, float]]:
+def nms(raw: RawBoxes, conf: float, iou: float) -> Boxes:
     """Boxes scored ≥ ``conf`` after rotated NMS at ``iou``, as (quad 4×2 in pixels of the image, score)."""
     return quads_of(raw, nms_index(raw, conf, iou))
 
@@ -130,15 +130,18 @@ def _floor(info: ModelInfo) -> float:
 
 @dataclass
 class Found:
-    """The detector's boxes in pixels of the photo, as (quad 4×2, score)."""
+    """The detector's boxes in pixels of the photo (``(quad 4×2, score)`` pairs given are made Boxes)."""
 
-    boxes: list[tuple[np.ndarray, float]]  # after NMS at the model's IoU, down to the lowest score read (_floor)
+    boxes: Boxes  # after NMS at the model's IoU, down to the lowest score read (_floor)
     # scored ≥ Knobs.crowd_conf and left out by that NMS only for overlapping a kept box (a looser NMS keeps them):
     # in a tight stair or fan a card's own box can overlap its neighbour's that much
-    crowded: list[tuple[np.ndarray, float]] = field(default_factory=list)
+    crowded: Boxes = field(default_factory=Boxes)
     raw: RawBoxes | None = None  # what they were cut from
     # scored ≥ Knobs.candidate_conf, kept by NMS at Knobs.candidate_iou and not at the model's: what the recover net judges
-    candidates: list[tuple[np.ndarray, float]] = field(default_factory=list)
+    candidates: Boxes = field(default_factory=Boxes)
+
+    def __post_init__(self) -> None:
+        self.boxes, self.crowded, self.candidates = (Boxes.of(b) for b in (self.boxes, self.crowded, self.candidates))
 
 
 
@@ -153,12 +156,7 @@ def _look(det_s, img: np.ndarray, info: ModelInfo, off: tuple[int, int] = (0, 0)
     k = info.knobs
     crowded = [i for i in nms_index(raw, max(k.crowd_conf, _floor(info)), k.crowd_iou) if i not in kept]
     candidates = [i for i in nms_index(raw, max(k.candidate_conf, _floor(info)), k.candidate_iou) if i not in kept]
-    shift = np.array(off, np.float32)
-
-    def boxes(index: list[int]) -> list[tuple[np.ndarray, float]]:
-        return [(q + shift, sc) for q, sc in quads_of(raw, index)]
-
-    return Found(boxes(keep), boxes(crowded), raw, boxes(candidates))
+    return Found(quads_of(raw, keep, off), quads_of(raw, crowded, off), raw, quads_of(raw, candidates, off))
 
 
 def find_boxes(det_s, img: np.ndarray, info: ModelInfo) -> Found:

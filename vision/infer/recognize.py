@@ -17,6 +17,7 @@ import numpy as np
 from scoring.cards import CODES
 from vision.infer.detect import Found, _rgb_planes, find_boxes
 from vision.infer.geometry import axes, fold, order_long_axis_vertical, quad_iou, rectify, swap_ends
+from vision.infer.heads import read_heads
 from vision.infer.imageio import READ_SIDE, read_photo
 from vision.infer.model import NOT_A_CARD, ModelInfo, _prune_net, _recover_session, _refine_session, _sessions, model_info
 from vision.infer.recover import choose, judge, judge_spares, prune, readings, reads_readings
@@ -62,6 +63,10 @@ def recognize_found(img: np.ndarray, model: str | Path | ModelInfo | None = None
     t1 = time.perf_counter()
     dets, quads, probs, judged, spares = (_settled if info.settle else _kept)(img, found, cls_s, info, top_k)
     t2 = time.perf_counter()
+    read_heads_of = info.heads > 0 and len(probs) and bool((probs.max(1) < info.heads).any())
+    if read_heads_of:
+        probs = _with_heads(img, quads, probs, info)
+    t_heads = time.perf_counter()
     cards = [_card(qo, s, p, info, top_k, r) for (_, s), qo, p, r in zip(dets, quads, probs, judged, strict=True)]
     if info.prune > 0:
         out = {i for i, _ in prune(_prune_net(info), img, dets, info.prune)}
@@ -72,8 +77,10 @@ def recognize_found(img: np.ndarray, model: str | Path | ModelInfo | None = None
     cards = reading_order(cards)
     tm = dict(timings or {})
     tm.update({"detect": round((t1 - t0) * 1000, 1), "classify": round((t2 - t1) * 1000, 1)})
+    if read_heads_of:  # a stage that ran: some card was unsure
+        tm["heads"] = round((t_heads - t2) * 1000, 1)
     if info.prune > 0:  # the recover net's look at every kept box
-        tm["prune"] = round((time.perf_counter() - t2) * 1000, 1)
+        tm["prune"] = round((time.perf_counter() - t_heads) * 1000, 1)
     return Recognition(img.shape[1], img.shape[0], cards, tm, info.path.name, spares, info.conf), found
 
 
@@ -235,6 +242,26 @@ def _judged(img: np.ndarray, spares: list[Card], cards: list[Card], info: ModelI
     p = judge_spares(_prune_net(info), img, [(np.array(c.quad, np.float32), c.det_score) for c in spares], kept)
     return [replace(c, judged=float(pk)) for c, pk in zip(spares, p, strict=True)]
 
+
+
+def _with_heads(img: np.ndarray, quads: list[np.ndarray], probs: np.ndarray, info: ModelInfo) -> np.ndarray:
+    """The unsure cards' readings (below ``info.heads``) fused with what their heads spell (vision.infer.heads): the
+    product of the classifier's probabilities and the heads' raised to ``info.head_weight``, normalized — for heads
+    legible as a card's name (``info.head_legible`` or more likely to spell one); the others keep their reading."""
+    unsure = [k for k in range(len(probs)) if probs[k].max() < info.heads]
+    if not unsure:
+        return probs
+    spelled, legible = read_heads(img, [quads[k] for k in unsure])
+    keep = legible >= info.head_legible
+    unsure = [k for k, ok in zip(unsure, keep, strict=True) if ok]
+    if not unsure:
+        return probs
+    spelled = spelled[keep][:, [CODES.index(c) for c in info.codes]]
+    fused = np.log(np.clip(probs[unsure], 1e-9, 1.0)) + info.head_weight * spelled
+    fused -= fused.max(1, keepdims=True)
+    out = probs.copy()
+    out[unsure] = np.exp(fused) / np.exp(fused).sum(1, keepdims=True)
+    return out
 
 
 def _card(quad: np.ndarray, det_score: float, p: np.ndarray, info: ModelInfo, top_k: int, recovered: float = 0.0) -> Card:

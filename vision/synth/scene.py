@@ -20,6 +20,7 @@ import numpy as np
 from scoring.cards import CODES, N_PLAIN
 from vision.synth.faces import FACE_H, FACE_W, FaceSource, render_back
 from vision.synth.tables import DISTRACTORS, TABLES, camera_noise, distractor, lighting, table
+from vision.types import meld_role
 
 LAYOUTS = ("row", "stair", "groups", "fan")
 ASPECT = FACE_H / FACE_W
@@ -118,7 +119,7 @@ def layout_melds(melds: list[list[str]], rng: random.Random, y: float, x0: float
     for mi, meld in enumerate(melds):
         step = rng.choice([1 + rng.uniform(0.02, 0.15), rng.uniform(0.5, 0.7)])
         ang = rng.uniform(-8, 8)
-        out.extend(_line(meld, x, y + rng.uniform(-0.3, 0.3), step, f"meld:{mi}", rng, max_angle=1.5))
+        out.extend(_line(meld, x, y + rng.uniform(-0.3, 0.3), step, meld_role(mi), rng, max_angle=1.5))
         for p in out[-len(meld):]:
             p.angle += ang
         x += step * len(meld) + rng.uniform(1.0, 2.0)

@@ -19,7 +19,7 @@ from scoring.rulesets import Ruleset, get_ruleset
 from scoring.score import ScoreResult
 from vision.table.context import MIN_CARDS, NO_CARDS, PhotoContext, PhotoError, PhotoScore
 from vision.table.layout import TableLayout, apart_readings, equal_runs, split_table
-from vision.types import Card, Recognition
+from vision.types import Card, Recognition, parse_role
 
 # a code repair takes only readings the classifier gives at least this: on the 870 val photos with the classifier
 # of changpai-v11, 0.05 instead of scoring.repair's 0.01 gave as many right totals (807) and 17 wrong totals on
@@ -80,17 +80,18 @@ def layout_from_roles(roles: list[str]) -> TableLayout:
     """A layout from per-card roles: ``hand``, ``jiang``, ``meld:N`` or ``ignored`` (not a card), as corrected
     by a person."""
     lay = TableLayout()
-    melds: dict[str, list[int]] = {}
+    melds: dict[int, list[int]] = {}
     for i, r in enumerate(roles):
-        if r == "jiang":
+        kind, group = parse_role(r)
+        if kind == "jiang":
             lay.jiang.append(i)
-        elif r == "ignored":
+        elif kind == "ignored":
             lay.ignored.append(i)
-        elif r.startswith("meld"):
-            melds.setdefault(r, []).append(i)
+        elif group is not None:
+            melds.setdefault(group, []).append(i)
         else:
             lay.hand.append(i)
-    lay.melds = [melds[k] for k in sorted(melds)]
+    lay.melds = [melds[k] for k in sorted(melds)]  # by number: group 10 after group 9
     return lay
 
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from vision.types import Card
+from vision.types import Card, meld_role
 
 
 @dataclass
@@ -28,7 +28,7 @@ class TableLayout:
             return "ignored"
         for m, g in enumerate(self.melds):
             if i in g:
-                return f"meld:{m}"
+                return meld_role(m)
         return "hand"
 
 
