@@ -64,18 +64,23 @@ def run(args: argparse.Namespace) -> int:
     bad: list[int] = []
     n = 0
     out = sys.stdout
+    # batch JSON goes out as orjson's UTF-8 bytes, straight to the byte stream when there is one
+    raw = out.buffer.write if (args.jsonl or (args.json and not single)) and hasattr(out, "buffer") else None
+    emit = raw or (lambda b: out.write(b.decode()))
+    if raw:
+        out.flush()
     if args.json and not (single or args.jsonl):
-        out.write("[")
+        emit(b"[")
     for i, d, res, err in results:
         if err:
             bad.append(i)
         if args.jsonl:
-            out.write(orjson.dumps(_entry(i, d, res, err, args.all)).decode() + "\n")
+            emit(orjson.dumps(_entry(i, d, res, err, args.all), option=orjson.OPT_APPEND_NEWLINE))
         elif args.json and single:
             json.dump(_entry(i, d, res, err, args.all), out, ensure_ascii=False, indent=2)
             out.write("\n")
         elif args.json:  # a list: compact, one hand a line
-            out.write(("," if n else "") + ("\n" if n else "") + orjson.dumps(_entry(i, d, res, err, args.all)).decode())
+            emit((b",\n" if n else b"") + orjson.dumps(_entry(i, d, res, err, args.all)))
         else:
             if n:
                 out.write("\n")
@@ -89,7 +94,9 @@ def run(args: argparse.Namespace) -> int:
                     out.write("\n" + explain([it.rule for it in res.items]) + "\n")
         n += 1
     if args.json and not (single or args.jsonl):
-        out.write("]\n")
+        emit(b"]\n")
+    if raw:
+        out.buffer.flush()
     if bad:
         shown = ", ".join(map(str, bad[:10])) + (" …" if len(bad) > 10 else "")
         print(f"changpai: {len(bad)} of {n} hands could not be scored (hand {shown}); "
