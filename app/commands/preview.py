@@ -16,7 +16,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from vision.synth.faces import FAMILIES
+    from vision.synth.decks import ALL_FAMILIES as FAMILIES
     from vision.synth.preview import write_previews
 
     styles = [s.strip() for s in args.styles.split(",") if s.strip()]

@@ -318,7 +318,6 @@ def render_face(code: str, style: Style, seed: int = 0) -> tuple[np.ndarray, np.
     """Render one face: (BGR uint8 FACE_H × FACE_W × 3, alpha uint8 FACE_H × FACE_W)."""
     if code not in CODES:
         raise ValueError(f"Unknown card code {code!r}.")
-    rng = np.random.default_rng(seed)
     W, H = FACE_W, FACE_H
     c = _Canvas(W, H)
     m = 6
@@ -336,7 +335,14 @@ def render_face(code: str, style: Style, seed: int = 0) -> tuple[np.ndarray, np.
         if style.frame == "double":
             d.rectangle([m + 4, fy0 + 4, W - m - 5, fy1 - 4], outline=255, width=1)
     _field(c, code, style, m + 8, fy0 + 10, W - m - 8, fy1 - 10)
+    return compose(c, style, seed)
 
+
+def compose(c: _Canvas, style, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """A face drawn on ``c`` (ink and red masks) printed on the style's paper: misregistered red, blotches and fibre,
+    worn ink, the card stock's darker edge, rounded corners. (BGR FACE_H × FACE_W × 3, alpha.)"""
+    rng = np.random.default_rng(seed)
+    W, H = FACE_W, FACE_H
     ink = np.asarray(c.ink, dtype=np.float32) / 255
     red = np.asarray(c.red, dtype=np.float32) / 255
     dx, dy = style.misreg
@@ -412,7 +418,9 @@ class FaceSource:
         if code not in self._cache:
             if self.style is None:
                 raise ValueError(f"No face image for {code} and no style to render one.")
-            self._cache[code] = render_face(code, self.style, self.seed * 131 + CODES.index(code))
+            seed = self.seed * 131 + CODES.index(code)
+            own = getattr(self.style, "render", None)  # a deck family draws its own faces (vision.synth.decks)
+            self._cache[code] = own(code, seed) if own else render_face(code, self.style, seed)
         return self._cache[code]
 
 

@@ -9,14 +9,15 @@ import cv2
 import numpy as np
 
 from scoring.cards import CODES
-from vision.synth.faces import FACE_H, FACE_W, FAMILIES, FaceSource, random_style
+from vision.synth.decks import deck_style
+from vision.synth.faces import FACE_H, FACE_W, FAMILIES, FaceSource
 from vision.synth.scene import LAYOUTS, SceneSpec, compose, random_cards
 
 
 def face_sheet(styles: list[str], seed: int = 0, faces_dir: str | None = None) -> np.ndarray:
     rows = []
     for si, fam in enumerate(styles):
-        src = FaceSource(random_style(random.Random(f"{seed}:{si}"), fam), faces_dir, seed=si)
+        src = FaceSource(deck_style(random.Random(f"{seed}:{si}"), fam), faces_dir, seed=si)
         tiles = []
         for code in CODES:
             face, alpha = src.face(code)
@@ -42,7 +43,7 @@ def scene_sheet(n: int = 12, seed: int = 0, styles: tuple[str, ...] = FAMILIES[:
     for i in range(n):
         rng = random.Random(f"preview:{seed}:{i}")
         lay = LAYOUTS[i % len(LAYOUTS)]
-        src = FaceSource(random_style(rng, styles[i % len(styles)]))
+        src = FaceSource(deck_style(rng, styles[i % len(styles)]))
         jiang = random_cards(rng, 2, [], False)
         cards = random_cards(rng, rng.randint(20, 30), jiang, False)
         melds = []

@@ -23,7 +23,8 @@ from scoring.cards import CODES, EXTRAS, N_PLAIN
 from scoring.random_hands import random_winning_hand
 from scoring.rulesets import RULESETS
 from vision.infer.geometry import fold, jitter_quad, rectify
-from vision.synth.faces import FAMILIES, TRAIN_FAMILIES, FaceSource, random_style
+from vision.synth.decks import ALL_FAMILIES, deck_style
+from vision.synth.faces import TRAIN_FAMILIES, FaceSource
 from vision.synth.scene import LAYOUTS, SceneSpec, compose, random_cards
 from vision.types import MIN_LABEL_VISIBLE
 
@@ -72,7 +73,7 @@ def _faces(job: Job, style_idx: int) -> FaceSource:
     fs = _FACE_CACHE.get(key)
     if fs is None:
         fam = job.styles[style_idx % len(job.styles)]
-        style = random_style(random.Random(f"{job.seed}:style:{style_idx}"), fam)
+        style = deck_style(random.Random(f"{job.seed}:style:{style_idx}"), fam)
         fs = FaceSource(style, job.faces, seed=style_idx)
         _FACE_CACHE[key] = fs
         while len(_FACE_CACHE) > 24:
@@ -247,8 +248,8 @@ def prepare(job: Job, force: bool = False) -> None:
     if job.n < 1:
         raise SynthError("--n must be at least 1.")
     for s in job.styles:
-        if s not in FAMILIES:
-            raise SynthError(f"Unknown style {s!r}; styles are {', '.join(FAMILIES)}.")
+        if s not in ALL_FAMILIES:
+            raise SynthError(f"Unknown style {s!r}; styles are {', '.join(ALL_FAMILIES)}.")
     if job.faces is not None:
         from vision.synth.faces import load_face_folder
 

@@ -1,0 +1,49 @@
+"""Deck families that differ in structure (vision.synth.decks): every family draws all 35 faces, decks of one family
+differ, families differ from each other in their heads, and a synth job renders scenes of any family."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import numpy as np
+import pytest
+
+from scoring.cards import CODES
+from vision.synth.decks import ALL_FAMILIES, DECK_FAMILIES, DeckSpec, deck_style, random_deck, render_deck_face
+from vision.synth.faces import FACE_H, FACE_W, FaceSource
+
+
+@pytest.mark.parametrize("family", DECK_FAMILIES)
+def test_every_family_draws_every_face(family):
+    spec = random_deck(random.Random(1), family)
+    faces = [render_deck_face(c, spec, i) for i, c in enumerate(CODES)]
+    assert all(f.shape == (FACE_H, FACE_W, 3) and a.shape == (FACE_H, FACE_W) for f, a in faces)
+    heads = np.stack([f[: FACE_H // 5].astype(np.int16) for f, _ in faces])  # the top heads of the 35 cards
+    assert len({h.tobytes() for h in heads}) == len(CODES)  # no two cards share a head
+
+
+def test_decks_of_a_family_differ_and_families_differ_in_structure():
+    rng = random.Random(2)
+    specs = [random_deck(rng, "dotted") for _ in range(6)]
+    assert len({(s.font, s.numeral, tuple(s.suit_chars.values()), s.field_kind) for s in specs}) > 1
+    heads = {f: {random_deck(random.Random(k), f).head for k in range(20)} for f in DECK_FAMILIES}
+    assert heads["boxed"] == {"boxed"} and heads["sideways"] == {"side"} and heads["woodblock"] == {"stacked"}
+    with pytest.raises(ValueError, match="Unknown deck family"):
+        random_deck(rng, "nowhere")
+
+
+def test_face_source_and_synth_use_any_family(tmp_path):
+    from vision.synth.write import Job, prepare, render_one
+
+    spec = deck_style(random.Random(3), "boxed")
+    assert isinstance(spec, DeckSpec) and set(ALL_FAMILIES) >= set(DECK_FAMILIES) | {"classic", "holdout"}
+    face, _ = FaceSource(spec, seed=4).face("5b")
+    assert np.array_equal(face, render_deck_face("5b", spec, 4 * 131 + CODES.index("5b"))[0])
+    job = Job(str(tmp_path / "s"), "detect", 5, 2, ("sideways", "formal"), None, 0.0, 640, 480)
+    prepare(job)
+    for i in range(job.n):
+        render_one(job, i)
+    gts = [json.loads(p.read_text()) for p in sorted((tmp_path / "s" / "gt").glob("*.json"))]
+    assert len(gts) == 2 and all(g["style"]["deck"] and g["style"]["family"] in ("sideways", "formal") for g in gts)
+    assert any(len(g["cards"]) >= 10 for g in gts)  # (a detect job also renders some empty tables)
