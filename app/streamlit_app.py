@@ -33,7 +33,8 @@ from vision.infer.model import ModelError, model_info
 from vision.infer.recognize import recognize_array
 from vision.table.changes import RECOUNT_KEYS
 from vision.table.context import NO_CARDS, PhotoContext, PhotoError
-from vision.table.hand_score import CODE_CHANGES, layout_from_roles, score_layout
+from vision.table.hand_score import layout_from_roles, score_layout
+from vision.table.knobs import TABLE
 from vision.table.layout import split_table
 from vision.table.pipeline import score_recognition
 from vision.types import Card, Recognition, meld_role, parse_role
@@ -192,7 +193,7 @@ def photo_section(data: bytes, lang: str, jiang: list[str], ruleset: str, option
     ctx = PhotoContext(ruleset=ruleset, jiang=jiang or None, options=options, win=None if win == "?" else win, self_drawn=tsumo,
                        dealer=dealer, events=events, declared_how=how)
     try:
-        ps = score_layout(rec2, lay, ctx, 0 if changed else CODE_CHANGES)
+        ps = score_layout(rec2, lay, ctx, 0 if changed else TABLE.code_changes)
     except (PhotoError, HandError) as e:
         st.error(say(e, lang))
         return None

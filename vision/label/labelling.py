@@ -24,6 +24,8 @@ import numpy as np
 from scoring.cards import CODES
 from vision.infer.imageio import IMAGE_EXTS, load_image
 from vision.label.formats import LABEL_STUDIO_CONFIG, coco_document, label_studio_tasks, review_page, yolo_lines
+from vision.label.records import LabelledPhoto
+from vision.types import Recognition
 
 FORMATS = ("yolo-obb", "coco", "label-studio")
 # photos that training tools, Label Studio and browsers mostly cannot open: the exports name a JPEG copy of each,
@@ -91,7 +93,7 @@ def recognize_file(args: tuple[str, str | None] | tuple[str, str | None, str | N
         return {"file": path, "error": str(e)}
     except Exception as e:  # noqa: BLE001 — one photo's failure, whatever it is, skips that photo only
         return {"file": path, "error": f"{Path(path).name} could not be read ({type(e).__name__}: {str(e)[:120]})."}
-    return {"file": path, "width": rec.width, "height": rec.height, "cards": [c.to_dict() for c in rec.cards]}
+    return {"file": path, "width": rec.width, "height": rec.height, "model": rec.model, "cards": [c.to_dict() for c in rec.cards]}
 
 
 class Manifest:
@@ -144,8 +146,8 @@ def label(root: str | Path, out: str | Path | None = None, fmt: str = "yolo-obb"
         done = _done(state / (rel + ".json"), p) if not overwrite else None
         if done is None:
             todo.append(p)
-        elif "error" in done:  # skipped before, and the photo is the same: skipped again with its reason, not retried
-            summary.skipped.append((rel, done["error"]))
+        elif done.error:  # skipped before, and the photo is the same: skipped again with its reason, not retried
+            summary.skipped.append((rel, done.error))
         else:
             summary.resumed += 1
     from tqdm import tqdm
@@ -167,11 +169,12 @@ def label(root: str | Path, out: str | Path | None = None, fmt: str = "yolo-obb"
     try:
         for res in results:
             rel = Path(res["file"]).relative_to(root).as_posix()
-            res["rel"] = rel
-            res["sha"] = _photo_sha(root / rel)  # the photo these labels are of: a photo replaced under its name is redone
-            atomic_write(state / (rel + ".json"), json.dumps(res, ensure_ascii=False).encode())
-            if "error" in res:
-                summary.skipped.append((rel, res["error"]))
+            # the photo these labels are of (its bytes' hash): a photo replaced under its name is labelled again
+            photo = LabelledPhoto(rel, None, _photo_sha(root / rel), res["error"]) if "error" in res else \
+                LabelledPhoto(rel, Recognition.from_dict(res), _photo_sha(root / rel))
+            atomic_write(state / (rel + ".json"), json.dumps(photo.to_record(), ensure_ascii=False).encode())
+            if photo.error:
+                summary.skipped.append((rel, photo.error))
             else:
                 summary.labelled += 1
             bar.update(1)
@@ -180,26 +183,19 @@ def label(root: str | Path, out: str | Path | None = None, fmt: str = "yolo-obb"
             pool.close()
             pool.join()
     bar.close()
-    recs = []
+    recs: list[LabelledPhoto] = []
     for p in images:
-        rel = p.relative_to(root).as_posix()
-        sp = state / (rel + ".json")
-        if sp.exists():
-            r = json.loads(sp.read_text())
-            if "error" in r:
-                continue
-            r["rel"] = rel
-            for c in r["cards"]:
-                c["flagged"] = c["confidence"] < min_conf
-            recs.append(r)
-    summary.cards = sum(len(r["cards"]) for r in recs)
-    summary.flagged = sum(c["flagged"] for r in recs for c in r["cards"])
+        photo = _done(state / (p.relative_to(root).as_posix() + ".json"), p)
+        if photo is not None and not photo.error:
+            recs.append(photo)
+    summary.cards = sum(len(r.cards) for r in recs)
+    summary.flagged = sum(sum(r.flagged(min_conf)) for r in recs)
     for r in recs:
-        if _converted(Path(r["rel"])):
-            r["jpeg"] = _copy_name(r["rel"])
-            jpeg_copy(root / r["rel"], out / "images" / r["jpeg"])  # made with the recognition unless it was gone
-            r["file_name"] = Path(os.path.relpath(out / "images" / r["jpeg"], root)).as_posix()  # as the photos' paths are
-    _write_format(recs, root, out, fmt, manifest, overwrite, summary)
+        if _converted(Path(r.rel)):
+            r.copy = _copy_name(r.rel)
+            jpeg_copy(root / r.rel, out / "images" / r.copy)  # made with the recognition unless it was gone
+            r.file_name = Path(os.path.relpath(out / "images" / r.copy, root)).as_posix()  # as the photos' paths are
+    _write_format(recs, root, out, fmt, manifest, overwrite, summary, min_conf)
     page = review_page(recs, root, min_conf)
     manifest.write(out / "review.html", out, page.encode())
     manifest.save()
@@ -214,14 +210,14 @@ def _photo_sha(p: Path) -> str:
         return ""
 
 
-def _done(record: Path, photo: Path) -> dict[str, Any] | None:
-    """The saved recognition (or skip) of ``photo`` when it is of the photo as it is now; None when it must be
-    done (again): no record, a damaged one, or a photo whose bytes changed since."""
+def _done(record: Path, photo: Path) -> LabelledPhoto | None:
+    """The kept labels (or skip) of ``photo`` when they are of the photo as it is now; None when it must be done
+    (again): no record, a damaged one, or a photo whose bytes changed since."""
     try:
-        r = json.loads(record.read_text())
-    except (OSError, ValueError):
+        r = LabelledPhoto.from_record(json.loads(record.read_text()))
+    except (OSError, ValueError):  # RecordError is a ValueError
         return None
-    return r if isinstance(r, dict) and r.get("sha") == _photo_sha(photo) else None
+    return r if r.sha == _photo_sha(photo) else None
 
 
 def _guarded_write(p: Path, data: bytes, out: Path, manifest: Manifest, overwrite: bool, summary: Summary) -> None:
@@ -254,18 +250,19 @@ def jpeg_copy(photo: Path | np.ndarray, dest: Path) -> None:
         atomic_write(dest, buf.tobytes())
 
 
-def yolo_names(recs: list[dict[str, Any]]) -> list[str]:
+def yolo_names(recs: list[LabelledPhoto]) -> list[str]:
     """Each photo's name under OUT/images, its YOLO labels under OUT/labels by the same stem (ultralytics' pairing):
     the photo's path, or its JPEG copy's (CONVERTED). Photos of one folder that share a stem (IMG_1.jpg and
     IMG_1.png) would share a label file: they take their extension into the name (IMG_1_jpg.jpg, IMG_1_png.png)."""
-    names = [r.get("jpeg", r["rel"]) for r in recs]
+    names = [r.copy or r.rel for r in recs]
     stems = Counter(Path(n).with_suffix("").as_posix() for n in names)
-    return [n if "jpeg" in r or stems[Path(n).with_suffix("").as_posix()] == 1
+    return [n if r.copy or stems[Path(n).with_suffix("").as_posix()] == 1
             else Path(n).with_name(f"{Path(n).stem}_{Path(n).suffix[1:]}{Path(n).suffix}").as_posix()
             for r, n in zip(recs, names, strict=True)]
 
 
-def _write_format(recs, root: Path, out: Path, fmt: str, manifest: Manifest, overwrite: bool, summary: Summary) -> None:
+def _write_format(recs: list[LabelledPhoto], root: Path, out: Path, fmt: str, manifest: Manifest, overwrite: bool,
+                  summary: Summary, min_conf: float) -> None:
     if fmt == "yolo-obb":
         for r, name in zip(recs, yolo_names(recs), strict=True):  # a converted photo's JPEG copy is already there
             stem = Path(name).with_suffix("")
@@ -273,17 +270,17 @@ def _write_format(recs, root: Path, out: Path, fmt: str, manifest: Manifest, ove
             if not img_link.exists():
                 img_link.parent.mkdir(parents=True, exist_ok=True)
                 try:
-                    os.symlink(root / r["rel"], img_link)
+                    os.symlink(root / r.rel, img_link)
                 except OSError:
                     import shutil
 
-                    shutil.copy2(root / r["rel"], img_link)
+                    shutil.copy2(root / r.rel, img_link)
             _guarded_write(out / "labels" / (stem.as_posix() + ".txt"), yolo_lines(r).encode(), out, manifest, overwrite, summary)
         yaml = ["# changpai auto-labels: review, correct, then `changpai train detect --data` this file",
                 "train: images", "val: images", "names:"] + [f"  {i}: {c}" for i, c in enumerate(CODES)]
         _guarded_write(out / "dataset.yaml", ("\n".join(yaml) + "\n").encode(), out, manifest, overwrite, summary)
     elif fmt == "coco":
-        doc = coco_document(recs)
+        doc = coco_document(recs, min_conf)
         _guarded_write(out / "annotations.json", json.dumps(doc, ensure_ascii=False).encode(), out, manifest, overwrite, summary)
     else:
         tasks = label_studio_tasks(recs)
@@ -339,13 +336,13 @@ def bench(synth_dir: str | Path, n: int = 60, workers: int = 2, model: str | Non
         dt = time.perf_counter() - t
         tp = fp = fn = right = 0
         for rel, gt in truth.items():
-            rec = json.loads((Path(tmp) / "out" / STATE_DIR / "recognitions" / (rel + ".json")).read_text())
+            rec = LabelledPhoto.from_record(json.loads((Path(tmp) / "out" / STATE_DIR / "recognitions" / (rel + ".json")).read_text()))
             g = [c for c in gt["cards"] if c["visible"] >= MIN_VISIBLE]
-            m = match([np.array(c["quad"], np.float32) for c in rec["cards"]], [np.array(c["quad"], np.float32) for c in g])
+            m = match([np.array(c.quad, np.float32) for c in rec.cards], [np.array(c["quad"], np.float32) for c in g])
             tp += len(m)
-            fp += len(rec["cards"]) - len(m)
+            fp += len(rec.cards) - len(m)
             fn += len(g) - len(m)
-            right += sum(rec["cards"][i]["code"] == g[j]["code"] for i, j in m)
+            right += sum(rec.cards[i].code == g[j]["code"] for i, j in m)
     return {"images": len(gts), "workers": workers, "seconds": round(dt, 1), "images_per_s": round(len(gts) / dt, 2),
             "cards_labelled": s.cards, "flagged": s.flagged, "precision": round(tp / max(1, tp + fp), 4),
             "recall": round(tp / max(1, tp + fn), 4), "code_accuracy_of_found": round(right / max(1, tp), 4),

@@ -15,6 +15,7 @@ from vision.infer.geometry import quad_iou
 from vision.infer.model import KNOBS, NOT_A_CARD
 from vision.table.context import PhotoContext, PhotoError, PhotoScore
 from vision.table.hand_score import score_as_seen, score_layout
+from vision.table.knobs import TABLE
 from vision.table.layout import apart_from_spacing, clusters, evenly_laid, groups_laid
 from vision.types import Card, Recognition
 
@@ -110,17 +111,16 @@ def _other_readings(ps: PhotoScore, rec: Recognition, ctx: PhotoContext,
     return list(found.values())
 
 
-GROUP_GAP = 0.25  # 3–4 equal cards of the hand this many card widths from the rest may be a declared group laid close
 
 
 def _groups_in_hand(ps: PhotoScore, ctx: PhotoContext) -> list[tuple[list[list[int]], PhotoScore]]:
-    """Clusters of 3–4 equal cards in the hand as scored lying GROUP_GAP card widths or more from its other cards,
+    """Clusters of 3–4 equal cards in the hand as scored lying TABLE.group_gap card widths or more from its other cards,
     and further than those lie from each other (layout.apart_from_spacing: not the end of a row laid with spaces),
     each with the photo scored with it as a group declared on the table, when that is a legal win (layout.clusters
     joins cards closer than 0.45 widths: a group laid that close to the hand is read as part of it). On the 1,000
     val photos (val_hands3, val_hands4) this warns of the one wrong total on a legal win it explains (val_hands3
     000515) and of no right one. A reading of lower total is scored instead (_group_apart): 000515 and val_hands4
-    000076 (a declared quad 5b×4 laid close to the hand) are then right. GROUP_GAP was 0.35 until the hand's own
+    000076 (a declared quad 5b×4 laid close to the hand) are then right. TABLE.group_gap was 0.35 until the hand's own
     spacing was asked too (apart_from_spacing): at 0.3 distil_hands 000897 (a quad 0.33 widths from a hand whose
     cards lie 0.09 apart, scored in it as 后摸: 60 instead of 50) is right from its true cards, and no other total or
     warning changes on val_hands3 and val_hands4 (recognitions kept) or on 5,200 hands from their true cards; at 0.25
@@ -134,7 +134,7 @@ def _groups_in_hand(ps: PhotoScore, ctx: PhotoContext) -> list[tuple[list[list[i
     hand = ps.layout.hand
     cards = [ps.recognition.cards[i] for i in hand]
     out = []
-    for g in clusters(cards, GROUP_GAP):
+    for g in clusters(cards, TABLE.group_gap):
         if len(g) in (3, 4) and len(g) < len(cards) and len({cards[k].code for k in g}) == 1 and apart_from_spacing(cards, g):
             group = [hand[k] for k in g]
             other = _win_laid(ps, ctx, [i for i in hand if i not in group], [*ps.layout.melds, group])
@@ -192,7 +192,7 @@ def _doubtful(rec: Recognition, conf: float) -> list[int]:
     quads = [np.array(c.quad, np.float32) for c in cards]
     for i in range(len(cards)):
         for j in range(i + 1, len(cards)):
-            if cards[i].code == cards[j].code and quad_iou(quads[i], quads[j]) >= TWICE:
+            if cards[i].code == cards[j].code and quad_iou(quads[i], quads[j]) >= TABLE.twice:
                 if cards[i].recovered or cards[j].recovered:  # which box of the two is the card, the nets disagree
                     out.update((i, j))
                 else:
@@ -206,7 +206,6 @@ RECOUNT = "repaired (cards more or less):"  # how those repairs are reported
 # the keys of the messages about cards added or left out and other readings (the page shows them once scored)
 RECOUNT_KEYS = ("recount_added", "recount_left_out", "check_with", "check_without", "check_group", "check_row", "check_row_in_hand",
                "check_group_in_hand", "check_groups", "check_groups_in_hand")
-TWICE = 0.2  # two boxes read the same overlapping by this quad IoU may be one card boxed twice
 
 
 @dataclass(frozen=True)
@@ -233,7 +232,7 @@ def _fewer_spares(moves: list[_Move], most: int) -> list[_Move]:
 
 def _p_spare(c: Card) -> float:
     """How likely adding spare ``c`` is right: its reading, times the recover net's word that it is a card."""
-    return c.confidence * (1.0 if c.judged is None else max(c.judged, JUDGED_FLOOR))
+    return c.confidence * (1.0 if c.judged is None else max(c.judged, TABLE.judged_floor))
 
 
 def _applied(rec: Recognition, moves: tuple[_Move, ...]) -> Recognition:
@@ -251,15 +250,15 @@ def _compatible(moves: tuple[_Move, ...]) -> bool:
 
 def _recount(rec: Recognition, ctx: PhotoContext, mixed: bool = False) -> PhotoScore | None:
     """The fewest changes to the cards seen (one, else two: spares added, doubtful cards left out) that make a
-    clean legal win, taken only when the likeliest is RECOUNT_MARGIN times as likely as any set of changes with
+    clean legal win, taken only when the likeliest is TABLE.recount_margin times as likely as any set of changes with
     another total (a spare the recover net judges a second box on a card is unlikely); it is reported.
 
     ``mixed`` (the cards as seen make no legal win, code repairs included): when neither finds one, one such
     change together with one card read as its alternative, else three cards read as their alternatives (a
     card missed and another misread; three covered cards misread), else one card read as an alternative the
-    classifier gives as little as LAST_MIN_P."""
+    classifier gives as little as TABLE.last_min_p."""
     single = _moves(rec)
-    for size, tried in ((1, single), (2, _fewer_spares(single, SPARE_PAIRS))):
+    for size, tried in ((1, single), (2, _fewer_spares(single, TABLE.spare_pairs))):
         wins = []
         for moves in itertools.combinations(tried, size):
             if not _compatible(moves):
@@ -276,7 +275,7 @@ def _recount(rec: Recognition, ctx: PhotoContext, mixed: bool = False) -> PhotoS
         ps = _clean_win(_applied(rec, (m,)), ctx, code_changes=1)
         if ps is not None and ps.repair.changes:
             wins.append((m.p * _p_codes(ps), (m,), ps))
-    for changes, min_p in ((MIXED_CODE_CHANGES, None), (1, LAST_MIN_P)):
+    for changes, min_p in ((TABLE.mixed_code_changes, None), (1, TABLE.last_min_p)):
         if wins:
             break
         ps = _clean_win(rec, ctx, code_changes=changes, min_p=min_p)
@@ -292,10 +291,10 @@ def _p_codes(ps: PhotoScore) -> float:
 
 def _likeliest(wins: list[tuple[float, tuple[_Move, ...], PhotoScore]], rec: Recognition) -> PhotoScore | None:
     """The likeliest of ``wins`` (probability, moves, score), reported; none when another total is within
-    RECOUNT_MARGIN of it (several explanations, not clearly one)."""
+    TABLE.recount_margin of it (several explanations, not clearly one)."""
     p, moves, ps = max(wins, key=lambda w: w[0])
     other = max((w[0] for w in wins if w[2].result.total != ps.result.total), default=None)
-    if other is not None and p < RECOUNT_MARGIN * other:
+    if other is not None and p < TABLE.recount_margin * other:
         return None
     return _report(ps, rec, moves)
 
@@ -341,19 +340,3 @@ def _clean_win(rec: Recognition, ctx: PhotoContext, code_changes: int = 0, min_p
 
 
 
-# the changes that make a clean win with different totals: the likeliest is taken when it is this many times as
-# likely as every other, and the recover net's word on a spare counts down to JUDGED_FLOOR (it is sure and
-# sometimes wrong). On the 870 val photos with changpai-v11, against taking none of them: right totals 808 -> 811,
-# wrong totals on a legal win 15 -> 15 (margin 10 or 30 alike; a floor of 0.001 gave 812 and 16)
-RECOUNT_MARGIN = 10.0
-JUDGED_FLOOR = 0.01
-SPARE_PAIRS = 8  # two changes: among this many spares, the most confident first (and every doubtful card)
-# when no change of the cards seen gives a legal win: one change and one code repair, else this many code repairs
-# (_recount ``mixed``). Against none, with changpai-v14 (recognitions kept): val_hands3 (600) 94.5 -> 95.3 % right
-# with repair (with the doubtful order above), wrong totals on a legal win 5 -> 5; val_hands4 (400, seed 8484)
-# 91.5 -> 92.8 %, 12 -> 11. A change and two code repairs gave nothing more; two changes and a code repair gave
-# only wrong totals (2 photos of 1000)
-MIXED_CODE_CHANGES = 3
-# ... and last, one code repair taking readings down to this (REPAIR_MIN_P elsewhere): val_hands3 95.3 -> 95.5 %,
-# val_hands4 92.8 -> 93.0 %, no other total changed (0.02 the same; 0.005 one photo more right on val_hands3)
-LAST_MIN_P = 0.01

@@ -14,7 +14,6 @@ from vision.infer.model import NOT_A_CARD
 from vision.table.layout import TableLayout
 from vision.types import Recognition
 
-MIN_CARDS = 8
 NO_CARDS = Msg("no_cards", "No cards were found in the photo.")
 
 

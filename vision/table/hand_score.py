@@ -17,15 +17,10 @@ from scoring.messages import Msg, message
 from scoring.repair import Candidate, repair
 from scoring.rulesets import Ruleset, get_ruleset
 from scoring.score import ScoreResult
-from vision.table.context import MIN_CARDS, NO_CARDS, PhotoContext, PhotoError, PhotoScore
+from vision.table.context import NO_CARDS, PhotoContext, PhotoError, PhotoScore
+from vision.table.knobs import TABLE
 from vision.table.layout import TableLayout, apart_readings, equal_runs, split_table
 from vision.types import Card, Recognition, parse_role
-
-# a code repair takes only readings the classifier gives at least this: on the 870 val photos with the classifier
-# of changpai-v11, 0.05 instead of scoring.repair's 0.01 gave as many right totals (807) and 17 wrong totals on
-# a legal win instead of 21 (6 with no check: warning instead of 10); the wrong ones took readings of 0.02–0.09
-REPAIR_MIN_P = 0.05
-CODE_CHANGES = 2  # a code repair reads at most this many cards as one of their alternatives (more: _recount)
 
 
 def _rank(ps: PhotoScore, ctx: PhotoContext) -> tuple[int, int, int, float]:
@@ -35,7 +30,7 @@ def _rank(ps: PhotoScore, ctx: PhotoContext) -> tuple[int, int, int, float]:
     return int(ctx.is_win and not ps.result.is_win), len(ps.repair.changes), len(ps.layout.ignored), -conf
 
 
-def score_as_seen(rec: Recognition, ctx: PhotoContext, code_changes: int = CODE_CHANGES,
+def score_as_seen(rec: Recognition, ctx: PhotoContext, code_changes: int = TABLE.code_changes,
                   min_p: float | None = None) -> PhotoScore:
     """Score the photo's cards as they lie, up to ``code_changes`` of them read as one of their alternatives when
     that makes the win (scoring.repair; 0: none). When that is not a clean win (an error, no win, or a repair
@@ -95,7 +90,7 @@ def layout_from_roles(roles: list[str]) -> TableLayout:
     return lay
 
 
-def score_layout(rec: Recognition, lay: TableLayout, ctx: PhotoContext, code_changes: int = CODE_CHANGES,
+def score_layout(rec: Recognition, lay: TableLayout, ctx: PhotoContext, code_changes: int = TABLE.code_changes,
                  min_p: float | None = None) -> PhotoScore:
     t = time.perf_counter()
     cards = rec.cards
@@ -144,7 +139,7 @@ def score_layout(rec: Recognition, lay: TableLayout, ctx: PhotoContext, code_cha
             defaults.append(Msg(f"meld_{how}", f"{code}×{len(g)} on the table read as {READ_AS[how]}", code=code, n=len(g)))
         declared.append(([cards[i].code for i in g], how))
     hand_idx = lay.hand
-    if len(hand_idx) + sum(len(g) for g in lay.melds) < MIN_CARDS:
+    if len(hand_idx) + sum(len(g) for g in lay.melds) < TABLE.min_cards:
         codes = [c.code for c in cards]
         raise PhotoError(Msg("too_few", f"Only {len(cards)} cards were found ({' '.join(codes)}): too few for a hand; "
                              "photograph the whole hand.", n=len(cards), codes=codes))
@@ -162,7 +157,7 @@ def score_layout(rec: Recognition, lay: TableLayout, ctx: PhotoContext, code_cha
 
     try:
         rr = repair(cands, hand_kwargs, want_win=ctx.is_win, max_changes=code_changes,
-                    min_p=REPAIR_MIN_P if min_p is None else min_p)
+                    min_p=TABLE.repair_min_p if min_p is None else min_p)
     except HandError as e:
         raise PhotoError(message(e)) from None
     if rr.result is None:

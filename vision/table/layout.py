@@ -8,6 +8,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from vision.table.knobs import TABLE
 from vision.types import Card, meld_role
 
 
@@ -109,22 +110,20 @@ def equal_runs(cards: list[Card], g: list[int]) -> list[list[int]]:
     return runs
 
 
-MOST_GROUPED = 12  # cards in a cluster read as groups laid close together (split_table)
 
 
 def groups_laid(cards: list[Card], g: list[int]) -> list[list[int]] | None:
     """The cluster ``g`` cut into its runs of equal cards when it is several groups laid close together (each run 3–4
-    cards, at most MOST_GROUPED cards in all); None otherwise."""
-    runs = equal_runs(cards, g) if len(g) <= MOST_GROUPED else []
+    cards, at most TABLE.most_grouped cards in all); None otherwise."""
+    runs = equal_runs(cards, g) if len(g) <= TABLE.most_grouped else []
     return runs if runs and all(len(r) in (3, 4) for r in runs) else None
 
 
-EVEN_ROW = 0.5  # card widths: runs of a hand's row lie no further apart than its cards do, plus this
 
 
 def evenly_laid(cards: list[Card], g: list[int]) -> bool:
     """Whether the cluster ``g`` of several runs of equal cards lies evenly along its axis, as a row of a hand laid
-    down: the centres of the cards on either side of a run's end are no further apart than EVEN_ROW card widths more
+    down: the centres of the cards on either side of a run's end are no further apart than TABLE.even_row card widths more
     than the median step inside the runs. Declared groups laid close together keep a gap between them
     (scene.layout_melds lays the next group 1 to 2 card widths past the last card of the one before)."""
     runs = equal_runs(cards, g)
@@ -136,15 +135,14 @@ def evenly_laid(cards: list[Card], g: list[int]) -> bool:
     steps = np.linalg.norm(np.diff(ctr, axis=0), axis=1) / max(width, 1e-9)
     ends = np.cumsum([len(r) for r in runs])[:-1] - 1  # the step from a run's last card to the next run's first
     inside = np.delete(steps, ends)
-    return bool(steps[ends].max() <= np.median(inside) + EVEN_ROW)
+    return bool(steps[ends].max() <= np.median(inside) + TABLE.even_row)
 
 
-SPACED = 0.2  # card widths: cards lie apart from the others when further from them than those lie from each other, plus this
 
 
 def apart_from_spacing(cards: list[Card], g: list[int]) -> bool:
     """Whether the cards ``g`` lie apart from the other ``cards`` by more than those are spaced: the gap between them
-    exceeds the 90th percentile of the other cards' gaps to their nearest neighbour by SPACED card widths. A hand
+    exceeds the 90th percentile of the other cards' gaps to their nearest neighbour by TABLE.spaced card widths. A hand
     laid with a space between every card (test hands 12 MP 000037: nearest gaps 0.25 widths, 0.31 at the 90th
     percentile) has 3 equal cards 0.36 widths from the rest as part of a row; groups declared close to a hand laid
     card against card lie 0.39–0.43 widths from it while its own gaps are 0.10–0.16 at most (val_hands3 000515,
@@ -157,7 +155,7 @@ def apart_from_spacing(cards: list[Card], g: list[int]) -> bool:
     width = max(float(np.median(np.linalg.norm(quads[:, 1] - quads[:, 0], axis=1))), 1e-9)
     d = edge_distances(quads) / width
     np.fill_diagonal(d, np.inf)
-    return bool(d[np.ix_(g, rest)].min() > np.percentile(d[rest].min(1), 90) + SPACED)
+    return bool(d[np.ix_(g, rest)].min() > np.percentile(d[rest].min(1), 90) + TABLE.spaced)
 
 
 def split_table(cards: list[Card], n_jiang: int) -> TableLayout:
@@ -190,7 +188,6 @@ def split_table(cards: list[Card], n_jiang: int) -> TableLayout:
     return out
 
 
-MAX_APART = 4  # small clusters considered one by one (3 ** 4 readings at most)
 
 
 def apart_readings(lay: TableLayout, n_jiang: int) -> list[TableLayout]:
@@ -198,7 +195,7 @@ def apart_readings(lay: TableLayout, n_jiang: int) -> list[TableLayout]:
     cluster is part of the 将, part of the hand, or an object that is not a card (a coin, a lighter, a
     mis-detection) and is left out. Readings whose 将 do not number ``n_jiang`` (or none) are skipped;
     the caller keeps the legal win with the fewest repairs, then the fewest objects left out."""
-    rest = lay.apart[:MAX_APART]
+    rest = lay.apart[:TABLE.max_apart]
     if not rest:
         return []
     base_hand = [i for i in lay.hand if not any(i in g for g in rest)]

@@ -13,7 +13,8 @@ import numpy as np
 from vision.infer.recognize import recognize
 from vision.table.changes import RECOUNT, _group_apart, _groups_in_hand, _other_readings, _recount, _row_in_hand
 from vision.table.context import PhotoContext, PhotoError, PhotoScore
-from vision.table.hand_score import CODE_CHANGES, _rank, score_as_seen
+from vision.table.hand_score import _rank, score_as_seen
+from vision.table.knobs import TABLE
 from vision.types import Recognition
 
 
@@ -25,7 +26,7 @@ def score_recognition(rec: Recognition, ctx: PhotoContext, repair_on: bool = Tru
     with repairs on, it then gets a ``check:`` warning for each other total one change away (_other_readings)."""
     error: PhotoError | None = None
     try:
-        ps: PhotoScore | None = score_as_seen(rec, ctx, CODE_CHANGES if repair_on else 0)
+        ps: PhotoScore | None = score_as_seen(rec, ctx, TABLE.code_changes if repair_on else 0)
     except PhotoError as e:
         ps, error = None, e
     if ctx.is_win and ps is not None and ps.result is not None and not ps.result.is_win:

@@ -9,6 +9,8 @@ import pytest
 from tests.conftest import requires_model
 from vision.label.formats import ls_to_quad, quad_to_ls
 from vision.label.labelling import find_images, label
+from vision.label.records import LabelledPhoto
+from vision.types import Recognition
 
 pytestmark = requires_model
 
@@ -123,9 +125,9 @@ def test_photos_sharing_a_name_but_not_the_extension_keep_their_own_yolo_labels(
     from vision.label.labelling import STATE_DIR
 
     for photo, lab in (("IMG_1.jpg", "IMG_1_jpg.txt"), ("IMG_1.png", "IMG_1_png.txt"), ("IMG_2.jpg", "IMG_2.txt")):
-        rec = json.loads((out / STATE_DIR / "recognitions" / f"{photo}.json").read_text())
+        rec = LabelledPhoto.from_record(json.loads((out / STATE_DIR / "recognitions" / f"{photo}.json").read_text()))
         lines = (out / "labels" / lab).read_text().splitlines()
-        assert len(lines) == len(rec["cards"]) > 0
+        assert len(lines) == len(rec.cards) > 0
     assert (out / "labels" / "IMG_1_jpg.txt").read_text() != (out / "labels" / "IMG_1_png.txt").read_text()
 
 
@@ -230,7 +232,23 @@ def test_label_studio_paths_read_back_as_django_parses_them(name):
 
     from vision.label.formats import label_studio_tasks
 
-    rec = {"rel": f"sub/{name}", "width": 100, "height": 100, "cards": []}
+    rec = LabelledPhoto(f"sub/{name}", Recognition(100, 100))
     url = label_studio_tasks([rec])[0]["data"]["image"]
     parts = urlsplit("http://host" + url)
     assert not parts.fragment and parse_qs(parts.query) == {"d": [f"sub/{name}"]}  # Label Studio's QueryDict alike
+
+
+def test_a_labelling_record_round_trips_and_an_older_one_is_read():
+    from vision.types import Card, RecordError
+
+    card = Card("3t", 0.91, [("3t", 0.91), ("2t", 0.05)], [[0, 0], [10, 0], [10, 50], [0, 50]], 0.7)
+    photo = LabelledPhoto("a/b.jpg", Recognition(640, 480, [card], model="changpai-v18"), "abc")
+    back = LabelledPhoto.from_record(json.loads(json.dumps(photo.to_record())))
+    assert back.rel == "a/b.jpg" and back.sha == "abc" and back.cards[0].code == "3t" and back.recognition.model == "changpai-v18"
+    assert back.flagged(0.95) == [True] and back.flagged(0.9) == [False]
+    older = {"file": "/x/a/b.jpg", "width": 640, "height": 480, "cards": [card.to_dict()], "rel": "a/b.jpg", "sha": "abc"}
+    assert LabelledPhoto.from_record(older).cards[0].quad == card.quad  # a folder labelled by an earlier version resumes
+    skipped = LabelledPhoto.from_record({"rel": "c.png", "sha": "s", "error": "too thin"})
+    assert skipped.error == "too thin" and skipped.cards == []
+    with pytest.raises(RecordError):
+        LabelledPhoto.from_record({"sha": "s"})

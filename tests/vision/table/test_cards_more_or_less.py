@@ -228,9 +228,9 @@ def test_a_missed_card_and_a_misread_one_are_mended_together(hand_scenes):
 
 
 def test_three_misread_cards_are_read_as_their_alternatives(hand_scenes):
-    from vision.table.changes import MIXED_CODE_CHANGES
+    from vision.table.knobs import TABLE
 
-    assert MIXED_CODE_CHANGES == 3
+    assert TABLE.mixed_code_changes == 3
     done = 0
     for gt in hand_scenes:
         rec, hand = _sure(gt)

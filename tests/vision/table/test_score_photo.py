@@ -42,12 +42,11 @@ def test_repair_fixes_one_misread_card_and_reports_it(hand_scenes):
 
 @pytest.mark.parametrize("p_true,repaired", [(0.005, False), (0.03, True), (0.1, True)])
 def test_a_repair_takes_only_readings_the_classifier_gives_some_weight(hand_scenes, p_true, repaired):
-    """Readings of REPAIR_MIN_P or more are searched first; one down to LAST_MIN_P only when nothing else makes
+    """Readings of TABLE.repair_min_p or more are searched first; one down to TABLE.last_min_p only when nothing else makes
     a legal win; less, never."""
-    from vision.table.changes import LAST_MIN_P
-    from vision.table.hand_score import REPAIR_MIN_P
+    from vision.table.knobs import TABLE
 
-    assert LAST_MIN_P < 0.03 < REPAIR_MIN_P <= 0.1 and 0.005 < LAST_MIN_P
+    assert TABLE.last_min_p < 0.03 < TABLE.repair_min_p <= 0.1 and 0.005 < TABLE.last_min_p
     gt = hand_scenes[0]
 
     def misread(cards):
