@@ -62,6 +62,14 @@ def main(argv: list[str] | None = None) -> int:
     except UserError as e:
         print(f"changpai: {e}", file=sys.stderr)
         return 2
+    except ImportError as e:  # a command of an extra the install lacks (training, a Dask cluster)
+        extra = {"torch": "train", "torchvision": "train", "ultralytics": "train", "onnx": "train", "onnxslim": "train",
+                 "dask": "dask", "distributed": "dask"}.get((e.name or "").split(".")[0])
+        if extra is None:
+            raise
+        print(f"changpai: `changpai {args.command}` needs the {extra} extra, which this install lacks: "
+              f"pip install -e \".[{extra}]\" (or pip install \"changpai[{extra}]\").", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("changpai: interrupted.", file=sys.stderr)
         return 130

@@ -96,3 +96,15 @@ def test_a_long_thin_image_is_one_sentence():
     ok, buf = cv2.imencode(".png", np.full((32, 100_000, 3), 200, np.uint8))
     with pytest.raises(ImageError, match="too long and thin"):
         load_image(buf.tobytes())
+
+
+def test_a_command_of_an_extra_the_install_lacks_is_one_sentence(tmp_path, capsys, monkeypatch):
+    import sys
+
+    from app.cli import main
+
+    (tmp_path / "d.yaml").write_text("train: images\n")
+    monkeypatch.setitem(sys.modules, "ultralytics", None)  # as in the player's install, without the train extra
+    assert main(["train", "detect", "--data", str(tmp_path / "d.yaml")]) == 2
+    err = capsys.readouterr().err
+    assert "needs the train extra" in err and err.count("\n") == 1

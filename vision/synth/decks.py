@@ -56,6 +56,7 @@ class DeckSpec:
     wear: float = 0.3
     texture: float = 6.0
     corner: int = 8
+    aspect: float = F.FACE_H / F.FACE_W  # the card's length : width (the face is drawn at the renderer's, then fitted)
 
     def to_dict(self) -> dict:
         return asdict(self) | {"deck": True}
@@ -81,7 +82,7 @@ def random_deck(rng: random.Random, family: str, holdout_fonts: bool = False) ->
         stroke=rng.randint(1, 4),
         coin=rng.choice(["square", "round", "filled", "ring"]), string=rng.choice(["chain", "bars"]),
         red_suit=rng.choice("tbw"), misreg=(rng.randint(-3, 3), rng.randint(-3, 3)), wear=rng.uniform(0, 0.9),
-        texture=rng.uniform(2, 12), corner=rng.randint(3, 14))
+        texture=rng.uniform(2, 12), corner=rng.randint(3, 14), aspect=rng.uniform(4.0, 5.5))
 
 
 def _head_text(code: str, spec: DeckSpec) -> tuple[str, str]:

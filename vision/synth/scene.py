@@ -163,9 +163,9 @@ def arrange(spec: SceneSpec, rng: random.Random) -> list[Placement]:
     return places
 
 
-def card_corners(p: Placement) -> np.ndarray:
-    """Corners TL, TR, BR, BL of the face (its own top first), table units."""
-    w, h = 1.0, ASPECT
+def card_corners(p: Placement, aspect: float = ASPECT) -> np.ndarray:
+    """Corners TL, TR, BR, BL of the face (its own top first), table units; ``aspect``: the deck's length : width."""
+    w, h = 1.0, aspect
     pts = np.array([[-w / 2, -h / 2], [w / 2, -h / 2], [w / 2, h / 2], [-w / 2, h / 2]], np.float64)
     if p.flip:
         pts = pts[[2, 3, 0, 1]]
@@ -249,7 +249,8 @@ def compose(spec: SceneSpec, faces: FaceSource, rng: random.Random) -> tuple[np.
     ya = math.radians(yaw)
     rot = np.array([[math.cos(ya), -math.sin(ya)], [math.sin(ya), math.cos(ya)]])
     hand_places = [p for p in places if p.code != "back"]
-    corners = [card_corners(p) @ rot.T for p in hand_places]
+    aspect = getattr(faces.style, "aspect", ASPECT)  # a deck family may print longer or squatter cards
+    corners = [card_corners(p, aspect) @ rot.T for p in hand_places]
     gt_cards: list[dict[str, Any]] = []
     distractor_gt: list[dict[str, Any]] = []
     quads: list[np.ndarray] = []

@@ -47,3 +47,17 @@ def test_face_source_and_synth_use_any_family(tmp_path):
     gts = [json.loads(p.read_text()) for p in sorted((tmp_path / "s" / "gt").glob("*.json"))]
     assert len(gts) == 2 and all(g["style"]["deck"] and g["style"]["family"] in ("sideways", "formal") for g in gts)
     assert any(len(g["cards"]) >= 10 for g in gts)  # (a detect job also renders some empty tables)
+
+
+def test_a_deck_family_prints_its_own_card_proportions(tmp_path):
+    """Real decks run from 4 : 1 to 5.5 : 1: a family deck's cards are laid at its aspect, and the labels follow."""
+    from vision.synth.scene import SceneSpec, compose
+
+    spec = random_deck(random.Random(7), "boxed")
+    assert 4.0 <= spec.aspect <= 5.5
+    img, gt = compose(SceneSpec(1280, 960, "row", ["1t", "2t", "3t", "4t", "5t"], [], [], 1 / 12), FaceSource(spec),
+                      random.Random(1))
+    ratios = [np.linalg.norm(np.subtract(c["quad"][3], c["quad"][0])) / np.linalg.norm(np.subtract(c["quad"][1], c["quad"][0]))
+              for c in gt["cards"]]
+    assert abs(float(np.median(ratios)) - spec.aspect) < 0.35  # the camera's tilt bends it a little
+
