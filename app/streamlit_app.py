@@ -9,6 +9,7 @@ import hashlib
 import io
 import json
 import os
+import re
 import secrets
 import time
 from dataclasses import dataclass
@@ -217,7 +218,7 @@ def _show_result(ps, res, lang: str, img: np.ndarray, cards: list[Card]) -> None
     cited = explain([i.rule for i in res.items])
     if cited:  # each line's [R…] leads to its section of the rule book (docs/rules.md)
         with st.expander(t("rules_cited", lang)):
-            st.markdown(cited)
+            st.markdown(re.sub(r"^(#+) ", lambda m: "#" * (len(m.group(1)) + 2) + " ", cited, flags=re.M))  # smaller heads
     for w in st.session_state.get("recount", []) + ps.warnings:
         st.warning(say(w, lang))
     if ps.defaults:
