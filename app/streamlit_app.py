@@ -280,6 +280,23 @@ def table_seats(lang: str, table: str) -> Seats:
     return Seats(store, code, labels, winner)
 
 
+def _audit_line(a: dict, labels: list[str], lang: str) -> str:
+    """One change as the page says it: when, which phone, what (points by the seats' names as they are now)."""
+    when = time.strftime("%H:%M:%S", time.localtime(a["created"]))
+    d, sep = a["detail"], "、" if lang == "zh" else ", "
+    if a["action"] == "add":
+        points = sep.join(f"{lab} {p}" for lab, p in zip(labels, d.get("points", []), strict=False))
+        winner = labels[d["winner"]] if isinstance(d.get("winner"), int) and 0 <= d["winner"] < len(labels) else "?"
+        what = t("audit_add", lang, points=points, winner=winner)
+    elif a["action"] == "undo":
+        what = t("audit_undo", lang)
+    elif a["action"] == "name":
+        what = t("audit_name", lang, seat=int(d.get("seat", 0)) + 1, name=d.get("name", ""))
+    else:
+        what = f"{a['action']} {json.dumps(d, ensure_ascii=False)}"
+    return f"{when}  {a['device']}  {what}"
+
+
 def _device() -> str:
     """This phone's name in the audit lines: a short random id for the browser session."""
     if "device" not in st.session_state:
@@ -322,8 +339,7 @@ def tally_section(lang: str, seats: Seats, winner_total: int | None, others: lis
     with st.expander(t("audit", lang)):
         st.caption(t("audit_help", lang, device=device))
         for a in store.audit(code):
-            when = time.strftime("%H:%M:%S", time.localtime(a["created"]))
-            st.text(f"{when}  {a['device']}  {a['action']}  {json.dumps(a['detail'], ensure_ascii=False)}")
+            st.text(_audit_line(a, labels, lang))
     url = os.environ.get("CHANGPAI_URL")
     if url:  # the address other phones open, with this table's code: scanning joins the table
         link = f"{url.rstrip('/')}/?table={code}"

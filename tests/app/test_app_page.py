@@ -167,6 +167,8 @@ def test_the_winner_is_chosen_by_seat_names_stay_and_every_change_is_logged(app_
     assert store.seats("TABLE77") == ["", "老王", ""]
     assert list(a.dataframe[-1].value.columns) == ["玩家 1", "老王", "玩家 3"]  # by seat, in the page's language
     assert [x["action"] for x in store.audit("TABLE77")] == ["add", "name"]
+    said = " ".join(x.value for x in a.get("text"))  # the change log, in the page's language, by the seats' names
+    assert "记入一局：玩家 1 0、老王 " in said and "（胡牌：老王）" in said and "座位 2 改名为 老王" in said
     assert any("192.168.1.20:8501/?table=TABLE77" in str(e.proto) for e in a.get("image"))  # the QR code joins this table
     a.sidebar.text_input(key="table_code").set_value("AB1").run()
     assert any("6–24" in e.value for e in a.error)  # a short code is refused
