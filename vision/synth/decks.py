@@ -15,7 +15,6 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from scoring.cards import CODES
 from vision.fonts import HOLDOUT_FONTS, TRAIN_FONTS
 from vision.synth import faces as F
 
@@ -138,27 +137,8 @@ def _field(c: F._Canvas, code: str, spec: DeckSpec, x0: float, y0: float, x1: fl
 
 
 def render_deck_face(code: str, spec: DeckSpec, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """One face of the deck: (BGR uint8 FACE_H × FACE_W × 3, alpha), composed and aged as faces.render_face does."""
-    if code not in CODES:
-        raise ValueError(f"Unknown card code {code!r}.")
-    W, H = F.FACE_W, F.FACE_H
-    c = F._Canvas(W, H)
-    m = 6
-    hh = int(H * spec.head_frac)
-    head = _head(code, spec, W - 2 * m, hh)
-    for name in ("ink", "red"):
-        s = getattr(head, name)
-        getattr(c, name).paste(s, (m, m), s)
-        r = s.rotate(180)
-        getattr(c, name).paste(r, (m, H - m - hh), r)
-    d = c.layer(False)
-    fy0, fy1 = m + hh + 6, H - m - hh - 6
-    if spec.frame != "none":
-        d.rectangle([m, fy0, W - m - 1, fy1], outline=255, width=max(1, spec.stroke))
-        if spec.frame == "double":
-            d.rectangle([m + 4, fy0 + 4, W - m - 5, fy1 - 4], outline=255, width=1)
-    _field(c, code, spec, m + 8, fy0 + 10, W - m - 8, fy1 - 10)
-    return F.compose(c, spec, seed)
+    """One face of the deck: (BGR uint8 FACE_H × FACE_W × 3, alpha), laid out and printed as faces.render_face does."""
+    return F.lay_out_face(code, spec, seed, _head, _field)
 
 
 ALL_FAMILIES = F.FAMILIES + DECK_FAMILIES  # every style a synth job may name

@@ -316,13 +316,20 @@ def _head(code: str, style: Style, w: int, h: int) -> _Canvas:
 
 def render_face(code: str, style: Style, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """Render one face: (BGR uint8 FACE_H × FACE_W × 3, alpha uint8 FACE_H × FACE_W)."""
+    return lay_out_face(code, style, seed, _head, _field)
+
+
+def lay_out_face(code: str, style, seed: int, head_of, field_of) -> tuple[np.ndarray, np.ndarray]:
+    """A face laid out as every deck lays it: ``head_of(code, style, w, h)`` at the top and turned 180° at the bottom,
+    the inner field framed between them and drawn by ``field_of(canvas, code, style, x0, y0, x1, y1)``, then printed
+    (compose). A deck family (vision.synth.decks) brings its own head and field."""
     if code not in CODES:
         raise ValueError(f"Unknown card code {code!r}.")
     W, H = FACE_W, FACE_H
     c = _Canvas(W, H)
     m = 6
     hh = int(H * style.head_frac)
-    head = _head(code, style, W - 2 * m, hh)
+    head = head_of(code, style, W - 2 * m, hh)
     for name in ("ink", "red"):
         s = getattr(head, name)
         getattr(c, name).paste(s, (m, m), s)
@@ -334,7 +341,7 @@ def render_face(code: str, style: Style, seed: int = 0) -> tuple[np.ndarray, np.
         d.rectangle([m, fy0, W - m - 1, fy1], outline=255, width=max(1, style.stroke))
         if style.frame == "double":
             d.rectangle([m + 4, fy0 + 4, W - m - 5, fy1 - 4], outline=255, width=1)
-    _field(c, code, style, m + 8, fy0 + 10, W - m - 8, fy1 - 10)
+    field_of(c, code, style, m + 8, fy0 + 10, W - m - 8, fy1 - 10)
     return compose(c, style, seed)
 
 

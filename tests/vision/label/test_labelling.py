@@ -191,12 +191,18 @@ def test_one_photo_that_fails_never_ends_the_batch_and_is_remembered(sample_scen
     assert again.labelled == 0 and again.resumed == 1 and [f for f, _ in again.skipped] == ["thin.png"]
 
 
-def test_a_photo_replaced_under_its_name_is_labelled_again(sample_scenes, tmp_path):
+def _labelled_once(sample_scenes, tmp_path):
+    """A folder of one photo (a.jpg), labelled once into tmp_path/out: (photos, out)."""
     root = tmp_path / "p"
     root.mkdir()
     shutil.copy(sample_scenes[0], root / "a.jpg")
     out = tmp_path / "out"
     label(root, out, "yolo-obb", progress=False)
+    return root, out
+
+
+def test_a_photo_replaced_under_its_name_is_labelled_again(sample_scenes, tmp_path):
+    root, out = _labelled_once(sample_scenes, tmp_path)
     first = (out / "labels" / "a.txt").read_text()
     shutil.copy(sample_scenes[1], root / "a.jpg")
     s = label(root, out, "yolo-obb", progress=False)
@@ -204,11 +210,7 @@ def test_a_photo_replaced_under_its_name_is_labelled_again(sample_scenes, tmp_pa
 
 
 def test_a_run_killed_before_its_manifest_was_saved_keeps_its_files_its_own(sample_scenes, tmp_path):
-    root = tmp_path / "p"
-    root.mkdir()
-    shutil.copy(sample_scenes[0], root / "a.jpg")
-    out = tmp_path / "out"
-    label(root, out, "yolo-obb", progress=False)
+    root, out = _labelled_once(sample_scenes, tmp_path)
     (out / ".changpai-label" / "manifest.json").unlink()  # killed after the labels, before the manifest
     s = label(root, out, "yolo-obb", progress=False)
     assert s.kept_edited == []
