@@ -45,7 +45,7 @@ def check_code(code: str) -> str:
     code = (code or "").strip().upper()
     if not CODE_RE.match(code):
         raise TallyError(Msg("tally_code", f"A table code is {MIN_CODE}–24 letters or digits (the page makes one, e.g. "
-                             "K7QW2MXP), so that no one else can guess it."))
+                             "K7QW2MXP), so that no one else can guess it.", min=MIN_CODE))
     return code
 
 

@@ -98,7 +98,8 @@ def parse_cards(text: str | list[str] | tuple[str, ...]) -> list[str]:
             out.extend(_ALIASES_ZH[p] for p in pieces)
             continue
         shown = tok if len(tok) <= 30 else tok[:30] + "…"  # a pasted page is not echoed back whole
-        raise HandError(Msg("unknown_card", f"Unknown card {shown!r}: use codes like 1t…9t, 1b…9b, 1w…9w, qz, hh, bh "
+        shown = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in shown)  # control characters as escapes
+        raise HandError(Msg("unknown_card", f"Unknown card '{shown}': use codes like 1t…9t, 1b…9b, 1w…9w, qz, hh, bh "
                             "(shorthand 123t, 555b) or Chinese names like 一条, 九丙, 千字.", token=shown))
     return out
 

@@ -120,9 +120,9 @@ def build_hand(
     conc = parse_cards(concealed)
     jiang_codes = parse_cards(jiang)
     if len(jiang_codes) != rs.n_jiang:
-        raise HandError(Msg("jiang_count", f"The {rs.name} ruleset flips {rs.n_jiang} 将 card{'s' if rs.n_jiang > 1 else ''}, "
-                            f"but {len(jiang_codes)} {'was' if len(jiang_codes) == 1 else 'were'} given "
-                            f"(e.g. --jiang {'2t,3w' if rs.n_jiang == 2 else '4t'}).", need=rs.n_jiang, n=len(jiang_codes)))
+        raise HandError(Msg("jiang_count", f"The {rs.name} ruleset flips {rs.n_jiang} 将 card(s), but {len(jiang_codes)} given "
+                            f"(e.g. --jiang {'2t,3w' if rs.n_jiang == 2 else '4t'}).", ruleset=rs.name, need=rs.n_jiang,
+                            n=len(jiang_codes), example="2t,3w" if rs.n_jiang == 2 else "4t"))
     decl: list[Declared] = []
     flips = [0] * N_KINDS
     for j in jiang_codes:
@@ -137,12 +137,8 @@ def build_hand(
             raise HandError(f"The extra card {code} cannot be declared in a group.")
         need = group_size(how, flips[k])
         if len(cl) != need:
-            why = ""
-            if how in ("concealed_kong", "dealt_kong") and flips[k]:
-                why = f" ({code} was flipped {flips[k]} time{'s' if flips[k] > 1 else ''})"
-            article = "An" if how[0] in "aeiou" else "A"
-            raise HandError(Msg("group_size", f"{article} {how} of {code} has {need} cards{why}, but {len(cl)} were given.",
-                                how=how, code=code, need=need, n=len(cl)))
+            raise HandError(Msg("group_size", f"A group of {code} made as {how} has {need} cards ({code} flipped as 将: "
+                                f"{flips[k]}), but {len(cl)} given.", how=how, code=code, need=need, n=len(cl), flipped=flips[k]))
         if how == "pong" and flips[k] >= 2:
             raise HandError(Msg("pong_flipped_twice", f"{code} was flipped twice, so only 2 remain: it cannot be a pong.", code=code))
         decl.append(Declared(k, len(cl), how))
@@ -160,7 +156,8 @@ def build_hand(
         limit = 1 if k >= N_PLAIN else 4
         if k >= N_PLAIN and not extras_ok:
             raise HandError(Msg("extra_not_in_deck", f"The extra card {CODES[k]} is not in the {rs.name} deck "
-                                "(extras are wild in rugao, or 喜儿 with the xi_er option of nantong-single).", code=CODES[k]))
+                                "(extras are wild in rugao, or 喜儿 with the xi_er option of nantong-single).", code=CODES[k],
+                                ruleset=rs.name))
         if in_play > limit:
             if flips[k]:
                 raise HandError(Msg("too_many_flipped", f"Too many {CODES[k]}: {total[k]} in the hand and {flips[k]} flipped as 将, "

@@ -221,3 +221,8 @@ class Boxes:
     def __repr__(self) -> str:
         return f"Boxes({len(self)})"
 
+
+def boxes_en(boxes: list[list]) -> str:
+    """Boxes named in a message (code, the reading's probability or None, the detector's score), as the English text
+    and app/locales/en.json's ``{boxes}`` say them."""
+    return ", ".join(f"{c} ({p + ', ' if p else ''}detector {d})" for c, p, d in boxes)

@@ -14,9 +14,9 @@ from scoring import HandError, build_hand, hand_from_dict, parse_cards
     (dict(concealed="1x 2t", jiang="2t 3w"), "Unknown card '1x'"),
     (dict(concealed="", jiang="2t 3w"), "empty"),
     (dict(concealed="1t", jiang="2t 3w", declared=[("555b 6b", "pong")]), "not made of equal cards"),
-    (dict(concealed="1t", jiang="2t 3w", declared=[("55b", "pong")]), "pong of 5b has 3 cards"),
+    (dict(concealed="1t", jiang="2t 3w", declared=[("55b", "pong")]), "A group of 5b made as pong has 3 cards"),
     (dict(concealed="1t", jiang="2t 3w", declared=[("555b", "bogus")]), "one of pong"),
-    (dict(concealed="1t", jiang="2t 3w", declared=[("666w", "exposed_kong")]), "An exposed_kong of 6w has 4 cards, but 3"),
+    (dict(concealed="1t", jiang="2t 3w", declared=[("666w", "exposed_kong")]), "6w made as exposed_kong has 4 cards (6w flipped as 将: 0)"),
     (dict(concealed="1t", jiang="2t"), "flips 2"),
     (dict(concealed="1t", jiang="2t 3w", ruleset="nope"), "Unknown ruleset"),
     (dict(concealed="1t 9b", jiang="2t 3w", win="8b"), "winning card 8b is not among"),
@@ -26,7 +26,7 @@ from scoring import HandError, build_hand, hand_from_dict, parse_cards
     (dict(concealed="1t", jiang="2t 3w", options={"colour": 1}), "Unknown ruleset option"),
     (dict(concealed="1t", jiang="2t 3w", options={"discard_triplet": "maybe"}), "must be one of"),
     (dict(concealed="1t", jiang="2t 3w", declared=[("2t 2t 2t 2t", "exposed_kong")]), "Too many 2t"),
-    (dict(concealed="1t", jiang="4b 4b", declared=[("4b 4b 4b", "concealed_kong")]), "(4b was flipped 2 times)"),
+    (dict(concealed="1t", jiang="4b 4b", declared=[("4b 4b 4b", "concealed_kong")]), "(4b flipped as 将: 2)"),
     (dict(concealed="1t", jiang="2t 3w", from_deal="hh"), "held from the deal"),
 ])
 def test_bad_hand(kwargs, needle):

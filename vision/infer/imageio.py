@@ -68,12 +68,12 @@ def read_photo(src: str | Path | bytes, name: str | None = None, min_side: int |
         if not p.is_file():
             raise ImageError(f"{p} is not a file.")
         if p.stat().st_size > MAX_BYTES:
-            raise ImageError(Msg("image_too_large", f"{label} is larger than {MAX_BYTES // 2**20} MB.", mb=MAX_BYTES // 2**20))
+            raise ImageError(Msg("image_too_large", f"{label} is larger than {MAX_BYTES // 2**20} MB.", label=label, mb=MAX_BYTES // 2**20))
         data = p.read_bytes()
     if not data:
-        raise ImageError(Msg("image_empty", f"{label} is empty."))
+        raise ImageError(Msg("image_empty", f"{label} is empty.", label=label))
     if len(data) > MAX_BYTES:
-        raise ImageError(Msg("image_too_large", f"{label} is larger than {MAX_BYTES // 2**20} MB.", mb=MAX_BYTES // 2**20))
+        raise ImageError(Msg("image_too_large", f"{label} is larger than {MAX_BYTES // 2**20} MB.", label=label, mb=MAX_BYTES // 2**20))
     if _looks_heif(data):
         _heif()
     try:
@@ -83,22 +83,23 @@ def read_photo(src: str | Path | bytes, name: str | None = None, min_side: int |
                 w, h = im.size
                 if w * h > MAX_PIXELS:
                     raise ImageError(Msg("image_too_many_pixels", f"{label} is {w}×{h} pixels, more than the {MAX_PIXELS // 10**6} "
-                                         "megapixels accepted.", w=w, h=h, mp=MAX_PIXELS // 10**6))
+                                         "megapixels accepted.", label=label, w=w, h=h, mp=MAX_PIXELS // 10**6))
                 orientation = im.getexif().get(0x0112, 1)
                 fmt = im.format
     except ImageError:
         raise
     except (Image.DecompressionBombError, Image.DecompressionBombWarning):
         raise ImageError(Msg("image_bomb", f"{label} has more than the {MAX_PIXELS // 10**6} megapixels accepted.",
-                             mp=MAX_PIXELS // 10**6)) from None
+                             label=label, mp=MAX_PIXELS // 10**6)) from None
     except (UnidentifiedImageError, OSError, SyntaxError, ValueError, ImportError):
         # ImportError: a plug-in that patches Image.open (e.g. for HEIF) may fail to import while trying
         raise ImageError(Msg("image_unreadable",
-                             f"{label} is not an image that can be read (JPEG, HEIC, PNG, WebP, BMP or TIFF).")) from None
+                             f"{label} is not an image that can be read (JPEG, HEIC, PNG, WebP, BMP or TIFF).", label=label)) from None
     if w < 32 or h < 32:
-        raise ImageError(Msg("image_too_small", f"{label} is only {w}×{h} pixels: too small to show cards.", w=w, h=h))
+        raise ImageError(Msg("image_too_small", f"{label} is only {w}×{h} pixels: too small to show cards.", label=label, w=w, h=h))
     if max(w, h) > MAX_ASPECT * min(w, h):
-        raise ImageError(Msg("image_too_thin", f"{label} is {w}×{h} pixels: too long and thin to be a photo of cards.", w=w, h=h))
+        raise ImageError(Msg("image_too_thin", f"{label} is {w}×{h} pixels: too long and thin to be a photo of cards.",
+                             label=label, w=w, h=h))
     img = None
     flag = cv2.IMREAD_COLOR
     if fmt == "JPEG" and min_side:  # the largest reduction that keeps the long side ≥ min_side
@@ -139,7 +140,7 @@ def _heif_bgr(data: bytes) -> np.ndarray | None:
 
 
 def _damaged(label: str) -> Msg:
-    return Msg("image_damaged", f"{label} is damaged or truncated and cannot be decoded.")
+    return Msg("image_damaged", f"{label} is damaged or truncated and cannot be decoded.", label=label)
 
 
 def apply_orientation(img: np.ndarray, orientation: int) -> np.ndarray:

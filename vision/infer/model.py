@@ -119,13 +119,14 @@ def model_info(path: str | Path | None = None) -> ModelInfo:
     meta = p / "model.json"
     if not meta.is_file():
         raise ModelError(Msg("model_missing", f"No model at {p} (expected {meta}); train one with `changpai train`, or pass "
-                             "--model.", path=str(p)))
+                             "--model.", path=str(p), file=str(meta)))
     try:
         d = json.loads(meta.read_text())
         if not isinstance(d, dict):
             raise ValueError("not an object")
     except (ValueError, UnicodeDecodeError) as e:
-        raise ModelError(Msg("model_json", f"The model at {p} has a model.json that cannot be read ({e}).", path=str(p))) from None
+        raise ModelError(Msg("model_json", f"The model at {p} has a model.json that cannot be read ({e}).", path=str(p),
+                             error=str(e))) from None
     for f in ("detector.onnx", "classifier.onnx"):
         if not (p / f).is_file():
             raise ModelError(Msg("model_file", f"The model at {p} has no {f}.", path=str(p), file=f))
@@ -133,7 +134,8 @@ def model_info(path: str | Path | None = None) -> ModelInfo:
         info = ModelInfo(p, **_fields(ModelInfo, d, skip=("path", "knobs")),
                          knobs=Knobs(**_fields(Knobs, _object(d.get("knobs", {})), strict=True)))
     except (TypeError, ValueError) as e:
-        raise ModelError(Msg("model_json", f"The model at {p} has a model.json that cannot be read ({e}).", path=str(p))) from None
+        raise ModelError(Msg("model_json", f"The model at {p} has a model.json that cannot be read ({e}).", path=str(p),
+                             error=str(e))) from None
     names = info.names
     if sorted(str(n) for n in names if n != NOT_A_CARD) != sorted(CODES) or names.count(NOT_A_CARD) > 1:
         raise ModelError(Msg("model_names", f"The model at {p} does not name the 35 card codes (model.json 'names').", path=str(p)))
@@ -229,7 +231,7 @@ def _session(path: Path):
         return ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
     except Exception as e:  # onnxruntime's own exception types (InvalidProtobuf, NoSuchFile, ...)
         raise ModelError(Msg("model_onnx", f"The model file {path} cannot be loaded: {str(e).splitlines()[0][:200]}",
-                             path=str(path))) from None
+                             path=str(path), error=str(e).splitlines()[0][:200])) from None
 
 
 @lru_cache(maxsize=4)

@@ -17,7 +17,7 @@ from vision.table.context import PhotoContext, PhotoError, PhotoScore
 from vision.table.hand_score import score_as_seen, score_layout
 from vision.table.knobs import TABLE
 from vision.table.layout import apart_from_spacing, clusters, evenly_laid, groups_laid
-from vision.types import Card, Recognition
+from vision.types import Card, Recognition, boxes_en
 
 
 def _row_in_hand(ps: PhotoScore, ctx: PhotoContext) -> PhotoScore | None:
@@ -203,6 +203,7 @@ def _doubtful(rec: Recognition, conf: float) -> list[int]:
 
 
 RECOUNT = "repaired (cards more or less):"  # how those repairs are reported
+
 # the keys of the messages about cards added or left out and other readings (the page shows them once scored)
 RECOUNT_KEYS = ("recount_added", "recount_left_out", "check_with", "check_without", "check_group", "check_row", "check_row_in_hand",
                "check_group_in_hand", "check_groups", "check_groups_in_hand")
@@ -316,15 +317,15 @@ def _report(ps: PhotoScore, rec: Recognition, moves: tuple[_Move, ...]) -> Photo
             dropped.append(Change(len(cards) - 1, c.code, NOT_A_CARD, c.confidence, 1 - c.det_score))
     if dropped:
         boxes = [[cards[ch.index].code, None, f"{cards[ch.index].det_score:.2f}"] for ch in dropped]
-        what = " and ".join(f"the box read as {cards[ch.index].code} (detector {cards[ch.index].det_score:.2f})" for ch in dropped)
-        ps.warnings.insert(0, Msg("recount_left_out", f"{RECOUNT} left out {what}: only without {'it' if len(dropped) == 1 else 'them'} "
-                                  "is the hand a legal win (a second box on a card, a box across two cards, or no card)", boxes=boxes))
+        ps.warnings.insert(0, Msg("recount_left_out", f"{RECOUNT} left out the box(es) read as {boxes_en(boxes)}: only without "
+                                  "them is the hand a legal win (a second box on a card, a box across two cards, or no card)",
+                                  boxes=boxes))
     if added:
         got = [cards[ch.index] for ch in added]
-        what = " and ".join(f"{c.code} ({c.confidence:.2f}, score {c.det_score:.2f})" for c in got)
-        ps.warnings.insert(0, Msg("recount_added", f"{RECOUNT} added {what}, {'a box' if len(added) == 1 else 'boxes'} the detector had "
-                                  f"left out (unsure, or overlapping another card): only with {'it' if len(added) == 1 else 'them'} "
-                                  "is the hand a legal win", boxes=[[c.code, f"{c.confidence:.2f}", f"{c.det_score:.2f}"] for c in got]))
+        boxes = [[c.code, f"{c.confidence:.2f}", f"{c.det_score:.2f}"] for c in got]
+        ps.warnings.insert(0, Msg("recount_added", f"{RECOUNT} added the box(es) read as {boxes_en(boxes)}, which the detector had "
+                                  "left out (unsure, or overlapping another card): only with them is the hand a legal win",
+                                  boxes=boxes))
     ps.repair.changes[:0] = added + dropped
     return ps
 

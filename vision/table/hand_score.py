@@ -116,7 +116,7 @@ def score_layout(rec: Recognition, lay: TableLayout, ctx: PhotoContext, code_cha
         key, seen = (("jiang_missing_set_apart", f", {len(photo_jiang)} set apart") if photo_jiang else
                      ("jiang_missing_apart", f", {len(apart)} lying apart ({' '.join(apart)}), which do not fit as the 将") if apart else
                      ("jiang_missing", ", none set apart"))
-        raise PhotoError(Msg(key, f"Saw {len(cards)} cards{seen}, but the {rs.n_jiang} flipped 将 card{'s' if rs.n_jiang > 1 else ''} "
+        raise PhotoError(Msg(key, f"Saw {len(cards)} cards{seen}, but the {rs.n_jiang} flipped 将 card(s) "
                              "must lie apart from the hand or be named (--jiang, or 翻将 on the page).",
                              n=len(cards), k=len(photo_jiang) or len(apart), codes=apart, need=rs.n_jiang))
     lay = declared_twos(lay, cards, jiang)
@@ -214,7 +214,8 @@ def _wilds_alike(cards: list[Card], hand: list[int], rs: Ruleset, jiang: list[st
             held.add(new)
             cands[k] = Candidate([(new, c.confidence)] + [(a, p) for a, p in c.alternatives[1:] if a != new], i)
             said.append(Msg(key, f"card {i + 1} read as {c.code} ({c.confidence:.2f}) is counted as {new}: the deck "
-                            f"has one {c.code}{' (flipped as 将)' if c.code in jiang else ''}, and {why}", i=i + 1, old=c.code, new=new,
+                            f"has one {c.code} ({c.code} flipped as 将: {jiang.count(c.code)}), and {why}", i=i + 1, old=c.code, new=new,
+                            flipped=jiang.count(c.code),
                             p_old=f"{c.confidence:.2f}"))
         seen.add(c.code)
     return cands, said

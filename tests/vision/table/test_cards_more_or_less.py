@@ -148,7 +148,7 @@ def test_score_cli_shows_the_card_added(hand_scenes, tmp_path, monkeypatch, caps
     hand.write_text(json.dumps(gt["hand"] | {"jiang": None}))
     assert main(["score", str(photo), "--context", str(hand), "--annotate", str(tmp_path / "a.png")]) == 0
     out = capsys.readouterr().out
-    assert f"seen: {len(rec.cards) + 1} cards" in out and f"added {missed.code}" in out
+    assert f"seen: {len(rec.cards) + 1} cards" in out and f"added the box(es) read as {missed.code}" in out
     assert f"{gt['expected_total']} 胡" in out and (tmp_path / "a.png").stat().st_size > 0
 
 

@@ -68,6 +68,6 @@ def test_a_card_read_as_the_extra_flipped_as_jiang_is_counted_as_another_with_xi
     cards = _single_hand([], Card("fu", 0.7, [("fu", 0.7), ("shou", 0.2), ("3t", 0.1)], [], 0.9), "fu")
     ps = score_recognition(Recognition(3000, 1200, cards), XI_ER, repair_on=False)
     said = [w for w in ps.warnings if w.key == "xier_alike"]
-    assert len(said) == 1 and said[0].values["new"] == "shou" and "flipped as 将" in said[0]
+    assert len(said) == 1 and said[0].values["new"] == "shou" and "fu flipped as 将: 1" in said[0]
     assert ps.hand["jiang"] == ["fu"] and "shou" in ps.hand["concealed"]
     assert [i.points for i in ps.result.items if i.key == "xi_er"] == [20]  # one 喜儿 held, doubled by the 喜儿 flip
