@@ -63,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"changpai: {e}", file=sys.stderr)
         return 2
     except ImportError as e:  # a command of an extra the install lacks (training, a Dask cluster)
-        extra = {"torch": "train", "torchvision": "train", "ultralytics": "train", "onnx": "train", "onnxslim": "train",
+        extra = {"torch": "train", "torchvision": "train", "ultralytics": "train", "onnxslim": "train",
                  "dask": "dask", "distributed": "dask"}.get((e.name or "").split(".")[0])
         if extra is None:
             raise

@@ -15,17 +15,23 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", required=True, help="model folder to write, e.g. models/my-deck")
     p.add_argument("--faces", help="instead of photos: a folder of face images per code (FACES/<code>/*.jpg)")
     p.add_argument("--base", help=f"model to start from (default models/{DEFAULT_MODEL_NAME})")
-    p.add_argument("--scenes", type=int, default=CALIBRATION_SCENES, help="synthetic scenes rendered with your faces")
-    p.add_argument("--epochs", type=int, default=4, help="classifier epochs on the deck's crops (default 4)")
+    p.add_argument("--fit", choices=("fast", "full"), default="fast",
+                   help="fast: the classifier's last layer fitted to your faces, under a minute, no PyTorch (default); "
+                        "full: the whole classifier fine-tuned, minutes (needs the train extra)")
+    p.add_argument("--any-order", action="store_true",
+                   help="the cards lie in any order: name each by reading its heads instead of by its place")
+    p.add_argument("--scenes", type=int, default=CALIBRATION_SCENES, help="--fit full: synthetic scenes rendered with your faces")
+    p.add_argument("--epochs", type=int, default=4, help="--fit full: classifier epochs on the deck's crops (default 4)")
     p.add_argument("--minutes", type=float, default=CALIBRATION_MINUTES,
-                   help="time budget: the fine-tuning is cut to the epochs that fit in it (at least one)")
+                   help="--fit full: time budget; the fine-tuning is cut to the epochs that fit in it (at least one)")
     p.add_argument("--yes", action="store_true", help="do not ask to confirm the named faces")
 
 
 def run(args: argparse.Namespace) -> int:
+    from vision.deck.calibrate import calibrate_fast
+    from vision.deck.name import CalibrationError
     from vision.infer.imageio import ImageError
     from vision.infer.model import ModelError
-    from vision.train.calibrate import CalibrationError, calibrate
 
     def confirm(sheet) -> bool:
         if args.yes:
@@ -38,11 +44,16 @@ def run(args: argparse.Namespace) -> int:
     if not args.photos and not args.faces:
         raise UserError("Give a calibration photo, or --faces DIR.")
     try:
-        r = calibrate(args.photos, args.out, args.base, args.faces, args.scenes, args.epochs, confirm=confirm,
-                      minutes=args.minutes)
+        if args.fit == "fast":  # no PyTorch: works in the player's install
+            r = calibrate_fast(args.photos, args.out, args.base, args.faces, args.any_order, confirm=confirm)
+        else:
+            from vision.train.calibrate import calibrate
+
+            r = calibrate(args.photos, args.out, args.base, args.faces, args.scenes, args.epochs, confirm=confirm,
+                          minutes=args.minutes, fit="full", any_order=args.any_order)
     except (CalibrationError, ImageError, ModelError, ValueError) as e:
         raise UserError(str(e)) from None
     short = (f", {r['epochs']} of {r['epochs_asked']} epochs within --minutes {args.minutes:g}"
-             if r["epochs"] < r["epochs_asked"] else "")
+             if r.get("epochs", 0) < r.get("epochs_asked", 0) else "")
     print(f"calibrated model: {r['out']} ({r['faces']} faces{short}, {r['minutes']} min). Use it with --model {r['out']}.")
     return 0

@@ -18,6 +18,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     # 9005: with the test sets' seeds (9001–9004), never used for training data (the recover net of changpai-v6
     # trained on scenes of seed 31337, this command's earlier default: the same layouts, other faces)
     p.add_argument("--seed", type=int, default=9005, help="seed of the deck's style and its test photos")
+    p.add_argument("--family", default="holdout",
+                   help="the deck: the held-out style or a deck family the model never trained on (woodblock, dotted, "
+                        "boxed, sideways, formal)")
+    p.add_argument("--fit", choices=("fast", "full"), default="fast", help="as `changpai calibrate --fit`")
     p.add_argument("--scenes", type=int, default=CALIBRATION_SCENES, help="as `changpai calibrate --scenes`")
     p.add_argument("--epochs", type=int, default=4, help="as `changpai calibrate --epochs`")
     p.add_argument("--minutes", type=float, default=CALIBRATION_MINUTES, help="as `changpai calibrate --minutes`")
@@ -30,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
     from vision.train.calibrate import CalibrationError, measure
 
     try:
-        r = measure(args.work, args.base, args.n, args.seed, args.scenes, args.epochs, args.minutes)
+        r = measure(args.work, args.base, args.n, args.seed, args.scenes, args.epochs, args.minutes, args.family, args.fit)
     except (CalibrationError, ModelError) as e:
         raise UserError(str(e)) from None
     for k in ("before", "after"):
@@ -42,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
                  if "cards" in v else ""))
     cal = r.get("calibration", {})
     epochs = f" ({cal['epochs']} of {cal['epochs_asked']} epochs)" if "epochs_asked" in cal else ""
-    print(f"calibration took {r['calibration_minutes']} min{epochs}")
+    print(f"calibration ({r.get('fit', 'full')} fit) took {r['calibration_minutes']} min{epochs}")
     out = Path(args.json or Path(args.work) / "calibration_report.json")
     out.write_text(json.dumps(r, indent=1, ensure_ascii=False))
     print(f"report: {out}")

@@ -104,10 +104,11 @@ def layout_fan(codes: list[str], rng: random.Random, group: str = "hand") -> lis
     return out
 
 
-def layout_grid(codes: list[str], rng: random.Random, per_row: int = 9) -> list[Placement]:
-    """Rows of ``per_row`` cards, upright, small gaps: how a player lays out one card of each kind."""
-    step = 1 + rng.uniform(0.08, 0.3)
-    gap = ASPECT * rng.uniform(1.08, 1.25)
+def layout_grid(codes: list[str], rng: random.Random, per_row: int = 9, aspect: float = ASPECT) -> list[Placement]:
+    """Rows of ``per_row`` cards, upright, a little apart (a quarter to most of a card's width, as docs/calibration.md
+    asks): how a player lays out one card of each kind."""
+    step = 1 + rng.uniform(0.25, 0.7)
+    gap = aspect * rng.uniform(1.15, 1.4)
     return [Placement(c, (i % per_row) * step + rng.uniform(-0.04, 0.04), (i // per_row) * gap + rng.uniform(-0.08, 0.08),
                       rng.uniform(-2, 2), False, "grid") for i, c in enumerate(codes)]
 
@@ -126,12 +127,13 @@ def layout_melds(melds: list[list[str]], rng: random.Random, y: float, x0: float
     return out
 
 
-def arrange(spec: SceneSpec, rng: random.Random) -> list[Placement]:
-    """Place the hand, the melds and the jiang cards on the table (table units)."""
+def arrange(spec: SceneSpec, rng: random.Random, aspect: float = ASPECT) -> list[Placement]:
+    """Place the hand, the melds and the jiang cards on the table (table units; ``aspect``: the deck's cards'
+    length : width)."""
     lay = spec.layout
     hand = list(spec.cards)
     if lay == "grid":  # the calibration layout: rows of 9 side by side, in the documented order
-        return layout_grid(hand, rng)
+        return layout_grid(hand, rng, aspect=aspect)
     if lay == "fan":
         places = layout_fan(hand, rng)
     elif lay == "stair":
@@ -240,7 +242,7 @@ def compose(spec: SceneSpec, faces: FaceSource, rng: random.Random) -> tuple[np.
     W, H = spec.width, spec.height
     nrng = np.random.default_rng(rng.getrandbits(32))
     img = table(rng.choice(TABLES), W, H, nrng)
-    places = arrange(spec, rng)
+    places = arrange(spec, rng, getattr(faces.style, "aspect", ASPECT))
     # face-down cards as hard negatives, scattered
     for _ in range(spec.face_down):
         places.append(Placement("back", 0, 0, rng.uniform(0, 180), False, "back"))

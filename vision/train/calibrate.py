@@ -1,14 +1,13 @@
-"""Deck calibration (`changpai calibrate`): fit the classifier to a player's own deck.
+"""Deck calibration (`changpai calibrate`): fit the recognizer to a player's own deck.
 
-The player lays one card of each kind in rows, in the documented order (CALIBRATION_ORDER: 条 1–9, 丙 1–9,
-万 1–9, then 千字 红花 白花 and any extras) and takes one or a few photos. The detector finds the cards,
-the order names them, a check sheet shows each face with its name, and the classifier is fine-tuned on
-scenes rendered from those faces.
+The player lays one card of each kind in rows, in the documented order (条 1–9, 丙 1–9, 万 1–9, then 千字 红花 白花
+and any extras) and takes one photo. vision.deck finds the cards without knowing the deck, names them, draws them
+for the player to confirm, and fits the classifier's last layer in seconds (the fast fit, the default). The full fit
+here fine-tunes the whole classifier on scenes rendered from the faces (PyTorch; `--fit full`, minutes).
 """
 
 from __future__ import annotations
 
-import json
 import shutil
 import time
 from pathlib import Path
@@ -17,88 +16,13 @@ from typing import Any
 import cv2
 import numpy as np
 
-from scoring.cards import CODES, EXTRAS, NAMES_ZH
+from scoring.cards import CODES
 from vision import CALIBRATION_MINUTES, CALIBRATION_SCENES
-from vision.infer.geometry import axes, order_long_axis_vertical, rectify
-from vision.infer.imageio import load_image
-from vision.infer.model import BOX_NETS, DEFAULT_MODEL, NOT_A_CARD, model_info
-from vision.infer.recognize import reading_order, recognize_array
-from vision.synth.faces import FACE_H, FACE_W
+from vision.deck.calibrate import collect_faces, fast_fit, save_faces, write_model_folder
+from vision.deck.name import CALIBRATION_ORDER, CalibrationError
+from vision.infer.model import DEFAULT_MODEL, NOT_A_CARD, model_info
 
-CALIBRATION_ORDER: tuple[str, ...] = CODES  # 1t…9t 1b…9b 1w…9w qz hh bh [fu lu shou xi cai]
-
-
-class CalibrationError(ValueError):
-    pass
-
-
-def faces_from_photo(img: np.ndarray, model: str | Path | None = None) -> list[tuple[str, np.ndarray]]:
-    """Cut the cards of a calibration photo and name them by their place in the rows."""
-    rec = recognize_array(img, model)
-    cards = reading_order(rec.cards)
-    n = len(cards)
-    if n not in (30, 35):
-        raise CalibrationError(
-            f"Found {n} cards, but a calibration photo holds 30 (条, 丙, 万 1–9, 千字 红花 白花) or 35 (with the five extras) "
-            "in rows of nine; check that every card is in the photo, apart from its neighbours, and nothing else lies there.")
-    out = []
-    for code, c in zip(CALIBRATION_ORDER[:n], cards, strict=True):
-        crop = rectify(img, inset(np.array(c.quad, np.float32)), (FACE_W, FACE_H), ordered=True)
-        out.append((code, clean_face(crop)))
-    return out
-
-
-INSET_ACROSS, INSET_ALONG = 0.06, 0.012  # of the card's width and length, each side
-
-
-def inset(quad: np.ndarray) -> np.ndarray:
-    """The detector's box a little inside the card, so no strip of table comes with the face (its boxes
-    run ~3 % wide and shift sideways, geometry.BOX_ERROR); the face keeps its whole design."""
-    q = order_long_axis_vertical(quad)
-    u, v = axes(q)
-    du, dv = u * INSET_ALONG, v * INSET_ACROSS
-    return np.array([q[0] + du + dv, q[1] + du - dv, q[2] - du - dv, q[3] - du + dv], np.float32)
-
-
-def clean_face(face: np.ndarray, paper: tuple[int, int, int] = (222, 236, 244)) -> np.ndarray:
-    """Take the photo's light out of a face cut from it: each channel scaled so the paper (the bright
-    end of the face) comes out a plain paper colour, and the ink stays as dark as it was printed; then
-    sharpened. The scenes rendered from the face add their own light and blur, as for every face."""
-    f = face.astype(np.float32)
-    hi = np.percentile(f.reshape(-1, 3), 90, axis=0)
-    lo = np.percentile(f.reshape(-1, 3), 1, axis=0)
-    target_lo = np.minimum(lo, 40.0)
-    out = (f - lo) / np.maximum(hi - lo, 1.0) * (np.array(paper, np.float32) - target_lo) + target_lo
-    # and some of the sharpness the photo's resolution took (faces are drawn crisp)
-    out = cv2.addWeighted(out, 1.6, cv2.GaussianBlur(out, (0, 0), 2.0), -0.6, 0)
-    return np.clip(out, 0, 255).astype(np.uint8)
-
-
-def faces_from_folder(folder: Path) -> list[tuple[str, np.ndarray]]:
-    from vision.synth.faces import load_face_folder
-
-    got = load_face_folder(folder)
-    missing = [c for c in CALIBRATION_ORDER[:30] if c not in got]
-    if missing:
-        raise CalibrationError(f"The face folder lacks {', '.join(missing)}: it needs one sub-folder per card code.")
-    return [(code, load_image(paths[0])) for code, paths in got.items()]
-
-
-def check_sheet(faces: list[tuple[str, np.ndarray]]) -> np.ndarray:
-    """Every face with the name it was given, for the player to confirm."""
-    from PIL import Image, ImageDraw
-
-    from vision.fonts import UI_FONT, font
-
-    tiles = []
-    for code, face in faces:
-        f = cv2.resize(face, (FACE_W, FACE_H))
-        label = Image.new("RGB", (FACE_W, 40), (40, 40, 40))
-        ImageDraw.Draw(label).text((FACE_W / 2, 20), f"{NAMES_ZH[code]} {code}", font=font(UI_FONT, 16), fill=(255, 255, 255), anchor="mm")
-        tiles.append(np.vstack([cv2.cvtColor(np.asarray(label), cv2.COLOR_RGB2BGR), f]))
-    rows = [np.hstack([np.pad(t, ((4, 4), (4, 4), (0, 0)), constant_values=90) for t in tiles[i:i + 9]]) for i in range(0, len(tiles), 9)]
-    width = max(r.shape[1] for r in rows)
-    return np.vstack([np.pad(r, ((0, 0), (0, width - r.shape[1]), (0, 0)), constant_values=90) for r in rows])
+__all__ = ["CALIBRATION_ORDER", "CalibrationError", "calibrate", "measure", "render_calibration_photo"]
 
 
 EXPORT_S = 30  # what calibrate does after the fine-tuning (export, copies) takes well under this
@@ -110,40 +34,30 @@ MINE_KIND = "hands"
 
 def calibrate(photos: list[str], out: str | Path, base: str | Path | None = None, faces_dir: str | None = None,
               scenes: int = CALIBRATION_SCENES, epochs: int = 4, workers: int = 2, confirm=None,
-              minutes: float = CALIBRATION_MINUTES) -> dict[str, Any]:
-    """Build a calibrated model folder ``out`` (the base detector, a fine-tuned classifier). The fine-tuning trains
-    ``epochs``, fewer when they would not end within ``minutes`` from the start (EXPORT_S left for what follows:
-    vision.train.stop_before)."""
+              minutes: float = CALIBRATION_MINUTES, fit: str = "fast", any_order: bool = False,
+              progress: bool = True) -> dict[str, Any]:
+    """Build a calibrated model folder ``out`` (the base detector, a classifier fitted to the deck). ``fit="fast"``:
+    the last layer refitted (vision.deck.fit, seconds); ``"full"``: the classifier fine-tuned for ``epochs``, fewer
+    when they would not end within ``minutes`` from the start (EXPORT_S left for what follows: stop_before)."""
     t0 = time.perf_counter()
     deadline = time.time() + minutes * 60 - EXPORT_S
     base_info = model_info(base or DEFAULT_MODEL)
     out = Path(out)
-    faces_root = out / "faces"
-    if faces_dir:
-        faces = faces_from_folder(Path(faces_dir))
-    else:
-        if not photos:
-            raise CalibrationError("Give a calibration photo (or --faces DIR).")
-        faces: list[tuple[str, np.ndarray]] = []
-        for p in photos:  # the first photo's faces; later photos add kinds not seen yet
-            seen = {c for c, _ in faces}
-            faces += [(c, f) for c, f in faces_from_photo(load_image(p), base_info.path) if c not in seen]
-    out.mkdir(parents=True, exist_ok=True)
-    for code, face in faces:
-        d = faces_root / code
-        d.mkdir(parents=True, exist_ok=True)
-        cv2.imwrite(str(d / "face.png"), face)
-    sheet = out / "check.png"
-    cv2.imwrite(str(sheet), check_sheet(faces))
-    if confirm is not None and not confirm(sheet):
-        raise CalibrationError(f"Not confirmed: look at {sheet}, lay the cards in the documented order and try again.")
+    faces, sheet = collect_faces(photos, out, faces_dir, any_order, confirm, base_info.path)
+    if fit == "fast":
+        cal = fast_fit(faces, out, base_info, workers=workers, progress=progress)
+        return {"out": str(out), "check": str(sheet), **cal}
+    if fit != "full":
+        raise CalibrationError(f"A fit is fast or full, not {fit!r}.")
+    faces_root = save_faces(faces, out)
     # render scenes with these faces and fine-tune the classifier
     from vision.synth.write import Job
     from vision.synth.write import run as synth_run
     from vision.train.yolo import train_classify
 
     data = out / "synth"
-    synth_run(Job(str(data), "classify", 4242, scenes, ("classic",), str(faces_root), 0.15, 1280, 960), workers=workers, force=True)
+    synth_run(Job(str(data), "classify", 4242, scenes, ("classic",), str(faces_root), 0.15, 1280, 960), workers=workers,
+              force=True, progress=progress)
     # and crops cut where the detector puts its boxes, as the classifier will see them (vision/mine.py)
     from vision.train.mine import mine, mine_negatives
 
@@ -163,21 +77,11 @@ def calibrate(photos: list[str], out: str | Path, base: str | Path | None = None
     trained = run_results(run_dir).get("epochs_done", 0)
     tuned, names = reorder_classifier(run_dir / "weights" / "best.pt", run_dir / "weights" / "release.pt")
     onnx = export_onnx(tuned, base_info.cls_imgsz, dynamic=True)
-    shutil.copy(onnx, out / "classifier.onnx")
-    shutil.copy(base_info.path / "detector.onnx", out / "detector.onnx")
-    for net in BOX_NETS:  # they judge boxes, not faces: they carry over
-        if (base_info.path / net).is_file():
-            shutil.copy(base_info.path / net, out / net)
-    meta = json.loads((base_info.path / "model.json").read_text())
-    meta["names"] = names  # the codes, and `none` when the base has that class
-    meta["calibrated_from"] = str(base_info.path)
-    # 福禄寿禧财 are laid out only when the deck has them (README): a deck shown without them never reads them
-    meta["absent"] = [c for c in EXTRAS if c not in {code for code, _ in faces}]
-    meta["calibration"] = {"faces": len(faces), "scenes": scenes, "epochs": trained, "epochs_asked": epochs,
-                           "minutes": round((time.perf_counter() - t0) / 60, 1)}
-    (out / "model.json").write_text(json.dumps(meta, indent=1, ensure_ascii=False))
+    cal = {"fit": "full", "faces": len(faces), "scenes": scenes, "epochs": trained, "epochs_asked": epochs,
+           "minutes": round((time.perf_counter() - t0) / 60, 1)}
+    write_model_folder(out, base_info, Path(onnx), faces, names, cal)
     shutil.rmtree(data, ignore_errors=True)
-    return {"out": str(out), "faces": len(faces), "check": str(sheet), **meta["calibration"]}
+    return {"out": str(out), "check": str(sheet), **cal}
 
 
 def _fill_missing_classes(data: Path) -> None:
@@ -218,18 +122,20 @@ def render_calibration_photo(style, seed: int = 0, n: int = 30, size: tuple[int,
 
 
 def measure(work: str | Path, base: str | Path | None = None, n_test: int = 60, seed: int = 9005, scenes: int = CALIBRATION_SCENES,
-            epochs: int = 4, minutes: float = CALIBRATION_MINUTES) -> dict[str, Any]:
-    """Before/after figures on a deck in the held-out style: one calibration photo, a test set of that deck."""
+            epochs: int = 4, minutes: float = CALIBRATION_MINUTES, family: str = "holdout", fit: str = "fast") -> dict[str, Any]:
+    """Before/after figures on one deck the base model never saw (``family``: the held-out style, or a deck
+    family, vision.synth.decks): one calibration photo, a test set of that deck's winning hands."""
     import random
 
     from vision.eval.evaluate import evaluate
-    from vision.synth.faces import FaceSource, random_style
+    from vision.synth.decks import deck_style
+    from vision.synth.faces import FaceSource
     from vision.synth.write import Job
     from vision.synth.write import run as synth_run
 
     work = Path(work)
     work.mkdir(parents=True, exist_ok=True)
-    style = random_style(random.Random(seed), "holdout")
+    style = deck_style(random.Random(seed), family)
     # the deck's true faces, to render the test photos of this deck
     true_faces = work / "deck_faces"
     src = FaceSource(style, seed=seed)
@@ -244,10 +150,12 @@ def measure(work: str | Path, base: str | Path | None = None, n_test: int = 60, 
     cv2.imwrite(str(photo_path), photo, [cv2.IMWRITE_JPEG_QUALITY, 92])
     before = evaluate(test, base, progress=False)
     t = time.perf_counter()
-    cal = calibrate([str(photo_path)], work / "model", base, scenes=scenes, epochs=epochs, minutes=minutes)
+    shutil.rmtree(work / "model", ignore_errors=True)
+    cal = calibrate([str(photo_path)], work / "model", base, scenes=scenes, epochs=epochs, minutes=minutes, fit=fit,
+                    progress=False)
     took = (time.perf_counter() - t) / 60
     after = evaluate(test, work / "model", progress=False)
-    return {"test_images": n_test, "style": "holdout", "seed": seed, "calibration_minutes": round(took, 1),
+    return {"test_images": n_test, "style": family, "seed": seed, "fit": fit, "calibration_minutes": round(took, 2),
             "before": _figures(before), "after": _figures(after), "calibration": cal}
 
 

@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 from tests.conftest import requires_model
+from vision.deck.calibrate import faces_from_photo
 from vision.synth.faces import random_style
-from vision.train.calibrate import CALIBRATION_ORDER, CalibrationError, faces_from_photo, render_calibration_photo
+from vision.train.calibrate import CALIBRATION_ORDER, CalibrationError, render_calibration_photo
 
 pytestmark = requires_model
 
@@ -17,8 +18,8 @@ pytestmark = requires_model
 def test_calibration_photo_gives_the_faces_in_order():
     style = random_style(random.Random(5), "classic")
     img, gt = render_calibration_photo(style, seed=5)
-    faces = faces_from_photo(img)
-    assert [c for c, _ in faces] == list(CALIBRATION_ORDER[:30])
+    faces, picture, _ = faces_from_photo(img)
+    assert [c for c, _ in faces] == list(CALIBRATION_ORDER[:30]) and picture.ndim == 3
     assert [c["code"] for c in gt["cards"]] == list(CALIBRATION_ORDER[:30])
     assert all(f.shape == (448, 96, 3) for _, f in faces)
 
@@ -40,12 +41,13 @@ def test_each_face_is_named_after_the_card_it_was_cut_from(seed):
 def test_missing_card_is_a_clear_message():
     style = random_style(random.Random(6), "classic")
     img, gt = render_calibration_photo(style, seed=6, n=29)
-    with pytest.raises(CalibrationError, match="Found 29 cards"):
+    with pytest.raises(CalibrationError, match="Found 29 cards") as e:
         faces_from_photo(img)
+    assert e.value.picture is not None  # the photo with what was found, for the player
 
 
 def test_check_sheet_shape():
-    from vision.train.calibrate import check_sheet
+    from vision.deck.calibrate import check_sheet
 
     faces = [(c, np.zeros((448, 96, 3), np.uint8)) for c in CALIBRATION_ORDER[:30]]
     sheet = check_sheet(faces)
@@ -53,8 +55,8 @@ def test_check_sheet_shape():
 
 
 def test_faces_are_cut_inside_the_card_and_cleaned_of_the_photos_light():
+    from vision.deck.calibrate import INSET_ACROSS, INSET_ALONG, clean_face, inset
     from vision.infer.geometry import box_error
-    from vision.train.calibrate import INSET_ACROSS, INSET_ALONG, clean_face, inset
 
     q = np.array([[10, 10], [60, 10], [60, 243], [10, 243]], np.float32)
     e = box_error(inset(q), q)
@@ -77,18 +79,19 @@ def test_eval_calibration_passes_scenes_epochs_and_minutes_on(tmp_path, monkeypa
 
     seen = {}
 
-    def fake_measure(work, base, n, seed, scenes, epochs, minutes):
-        seen.update(work=work, n=n, seed=seed, scenes=scenes, epochs=epochs, minutes=minutes)
+    def fake_measure(work, base, n, seed, scenes, epochs, minutes, family, fit):
+        seen.update(work=work, n=n, seed=seed, scenes=scenes, epochs=epochs, minutes=minutes, family=family, fit=fit)
         fig = {"precision": 1.0, "recall": 0.99, "classification_accuracy": 0.98, "whole_photo_exact": 0.5}
         return {"before": fig, "after": fig, "calibration_minutes": 1.0, "calibration": {"epochs": 1, "epochs_asked": 1}}
 
     monkeypatch.setattr(vision.train.calibrate, "measure", fake_measure)
     out = tmp_path / "r.json"
     assert main(["eval-calibration", "--work", str(tmp_path), "--n", "5", "--scenes", "40", "--epochs", "1",
-                 "--minutes", "7.5", "--json", str(out)]) == 0
-    assert seen == {"work": str(tmp_path), "n": 5, "seed": 9005, "scenes": 40, "epochs": 1, "minutes": 7.5}
+                 "--minutes", "7.5", "--family", "boxed", "--fit", "full", "--json", str(out)]) == 0
+    assert seen == {"work": str(tmp_path), "n": 5, "seed": 9005, "scenes": 40, "epochs": 1, "minutes": 7.5,
+                    "family": "boxed", "fit": "full"}
     said = capsys.readouterr().out
-    assert "card accuracy 98.00 %" in said and "1.0 min (1 of 1 epochs)" in said
+    assert "card accuracy 98.00 %" in said and "1.0 min (1 of 1 epochs)" in said and "(full fit)" in said
     assert json.loads(out.read_text())["calibration_minutes"] == 1.0
 
 
@@ -139,7 +142,7 @@ def test_fine_tuning_is_cut_to_the_epochs_that_fit_the_budget():
 
 
 def test_calibrated_model_is_complete_loads_everywhere_and_never_reads_cards_the_deck_lacks(tmp_path, capsys):
-    """`changpai calibrate --faces` (a deck without 福禄寿禧财, shown in a folder), briefly: the model folder
+    """`changpai calibrate --faces --fit full` (a deck without 福禄寿禧财, shown in a folder), briefly: the model folder
     it writes names those as absent, loads in recognize and score, and reads no card as one of them."""
     import json
 
@@ -159,7 +162,7 @@ def test_calibrated_model_is_complete_loads_everywhere_and_never_reads_cards_the
             cv2.imwrite(str(tmp_path / "faces" / c / "face.png"), src.face(c)[0])
     out = tmp_path / "deck"
     # a budget already spent: one epoch of the two asked is trained, and the user is told
-    assert main(["calibrate", "--faces", str(tmp_path / "faces"), "--out", str(out), "--scenes", "8", "--epochs", "2",
+    assert main(["calibrate", "--faces", str(tmp_path / "faces"), "--out", str(out), "--fit", "full", "--scenes", "8", "--epochs", "2",
                  "--minutes", "0.01", "--yes"]) == 0
     assert "1 of 2 epochs within --minutes 0.01" in capsys.readouterr().out
     meta = json.loads((out / "model.json").read_text())

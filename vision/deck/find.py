@@ -1,0 +1,148 @@
+"""The cards of a calibration photo, found by what any card is rather than by a detector that knows the deck.
+
+A calibration photo is the easy case: cards lying apart, face up, on one surface. Whatever is printed on them,
+their paper stands out from the table: the table's colour is read from the photo's border, every pixel's distance
+from it is split in two (Otsu), and each blob that is a long strip (a minimum-area rectangle 3 : 1 to 7 : 1, filled
+by the blob) is a card. Blobs of the wrong shape are reported, not guessed at: two cards touching make one wide
+blob, and an object that is not a card has the wrong proportions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+WORK_SIDE = 1000  # the photo is searched at this long side
+BORDER = 0.04  # the share of each side read as the table
+ASPECTS = (3.0, 7.0)  # length : width of a card's rectangle
+FILL = 0.8  # a card's blob fills this much of its rectangle at least
+TOUCHING = 1.6  # a blob this many cards' areas or more, of card width, is cards touching
+ERODE_PX = (0, 2, 4, 7)  # erosions tried (pixels at WORK_SIDE)
+SPECK = 0.2  # blobs under this share of a card's area are specks (dust, a stain), not reported
+
+
+@dataclass(frozen=True)
+class Blob:
+    """A shape that stands out from the table: its outline as a rotated rectangle (corners in the photo's pixels,
+    clockwise), its area, and what it is taken for: ``card``, ``touching`` (two or more cards that touch) or
+    ``object`` (something of another shape)."""
+
+    quad: np.ndarray
+    area: float
+    kind: str
+
+    @property
+    def centre(self) -> np.ndarray:
+        return self.quad.mean(0)
+
+
+@dataclass
+class Found:
+    """What a calibration photo holds: the cards, and every other blob with what it was taken for."""
+
+    cards: list[Blob]
+    others: list[Blob] = field(default_factory=list)
+    card_area: float = 0.0
+
+
+def _masks(img: np.ndarray) -> list[np.ndarray]:
+    """Candidate masks of what lies on the table (255), by four cues: far in colour from the table (the border's
+    median colour), far in hue alone, brighter than the table, and paper-like (bright, little colour) against its
+    surroundings."""
+    blur = cv2.GaussianBlur(img, (5, 5), 0)
+    lab = cv2.cvtColor(blur, cv2.COLOR_BGR2LAB).astype(np.float32)
+    h, w = lab.shape[:2]
+    b = max(2, int(BORDER * min(h, w)))
+    ring = np.concatenate([lab[:b].reshape(-1, 3), lab[-b:].reshape(-1, 3), lab[:, :b].reshape(-1, 3), lab[:, -b:].reshape(-1, 3)])
+    table = np.median(ring, axis=0)
+    d = np.linalg.norm(lab - table, axis=2)
+    hue = np.linalg.norm(lab[..., 1:] - table[1:], axis=2)  # colour alone: a table of light and dark patches
+    light = lab[..., 0]
+    hsv = cv2.cvtColor(blur, cv2.COLOR_BGR2HSV).astype(np.float32)
+    paper = light - 0.5 * hsv[..., 1]
+    big = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (w // 8 | 1, w // 8 | 1))
+    paper = paper - cv2.morphologyEx(paper, cv2.MORPH_OPEN, big)  # white top-hat: paper against what is around it
+    out = []
+    for cue in (d, hue, light, paper):
+        lo, hi = np.percentile(cue, (0.5, 99.5))
+        c8 = np.clip((cue - lo) * (255.0 / max(hi - lo, 1e-6)), 0, 255).astype(np.uint8)
+        _, m = cv2.threshold(c8, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+        m = cv2.morphologyEx(m, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))
+        out.append(_filled(cv2.morphologyEx(m, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))))
+    return out
+
+
+def _filled(mask: np.ndarray) -> np.ndarray:
+    """Each blob with its holes filled (a card's dark drawing is part of the card)."""
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    out = np.zeros_like(mask)
+    cv2.drawContours(out, contours, -1, 255, cv2.FILLED)
+    return out
+
+
+def _shapes(mask: np.ndarray, grow: float) -> list[tuple[np.ndarray, float, float, float, float]]:
+    """Each blob's rectangle grown by ``grow`` pixels a side (what an erosion took), area, long and short sides, fill."""
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    shapes = []
+    for c in contours:
+        area = float(cv2.contourArea(c))
+        if area < 30:
+            continue
+        (cx, cy), (w, h), ang = cv2.minAreaRect(c)
+        fill = area / max(w * h, 1.0)
+        w, h = w + 2 * grow, h + 2 * grow
+        quad = cv2.boxPoints(((cx, cy), (w, h), ang)).astype(np.float32)
+        shapes.append((quad, w * h * min(fill, 1.0), max(w, h), min(w, h), fill))
+    return shapes
+
+
+def _strips(shapes: list) -> list:
+    strips = [s for s in shapes if ASPECTS[0] <= s[2] / max(s[3], 1e-6) <= ASPECTS[1] and s[4] >= FILL]
+    if not strips:
+        return []
+    med = float(np.median([s[1] for s in strips]))
+    return [s for s in strips if 0.6 * med <= s[1] <= 1.5 * med]
+
+
+def find_cards(img: np.ndarray) -> Found:
+    """The card-shaped blobs of a photo of cards lying apart (``img`` BGR, any size), and the other blobs.
+
+    Each cue's mask is read as it is and eroded a little (cards a hair apart, or joined by their shadows, part
+    where the erosion cuts the thin bridge; each rectangle is then grown back): the reading that shows the most
+    strips of one size is kept."""
+    scale = min(1.0, WORK_SIDE / max(img.shape[:2]))
+    small = cv2.resize(img, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else img
+    best: tuple[int, float, list] | None = None
+    for mask in _masks(small):
+        for r in ERODE_PX:
+            m = cv2.erode(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))) if r else mask
+            shapes = _shapes(m, r)
+            n = len(_strips(shapes))
+            if best is None or n > best[0]:
+                best = (n, r, shapes)
+    assert best is not None
+    shapes = [(q / scale, a / scale**2, long / scale, short / scale, fill) for q, a, long, short, fill in best[2]]
+    strips = _strips(shapes)
+    if not strips:
+        big = 0.002 * img.shape[0] * img.shape[1]
+        return Found([], [Blob(q, a, "object") for q, a, *_ in shapes if a > big])
+    card_area = float(np.median([s[1] for s in strips]))
+    width = float(np.median([s[3] for s in strips]))
+    cards, others = [], []
+    for q, a, _long, short, _fill in shapes:
+        if a < SPECK * card_area:
+            continue
+        if any(q is s[0] for s in strips):
+            cards.append(Blob(q, a, "card"))
+        elif a >= TOUCHING * card_area and short >= 0.8 * width:  # cards side by side or end to end
+            others.append(Blob(q, a, "touching"))
+        else:
+            others.append(Blob(q, a, "object"))
+    return Found(cards, others, card_area)
+
+
+def cards_touching(blob: Blob, card_area: float) -> int:
+    """How many cards a ``touching`` blob holds, by its area."""
+    return max(2, int(round(blob.area / max(card_area, 1.0))))
