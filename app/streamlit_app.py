@@ -21,6 +21,7 @@ import pandas as pd
 import segno
 import streamlit as st
 
+from app.deck_section import deck_section, table_model
 from app.i18n import LANGS, say, t
 from app.rules import explain
 from app.tally import NAME_MAX, SEATS, Tally, TallyError, check_code, new_code
@@ -89,6 +90,8 @@ def main() -> None:
                                placeholder=t("choose", lang),
                                help=t("jiang_help", lang), key="jiang")
     st.title(t("title", lang))
+    store, code = _store(table)
+    model_path = table_model(store, code, model_path)  # the table's own deck, once calibrated
     try:
         warm_model(model_path)
     except ModelError as e:
@@ -112,6 +115,7 @@ def main() -> None:
     seats = table_seats(lang, table)
     others = others_section(lang, ruleset, options, jiang, [seats.labels[s] for s in seats.others])
     tally_section(lang, seats, winner_total, others)
+    deck_section(lang, seats.store, seats.code, os.environ.get("CHANGPAI_MODEL") or None, _device())
 
 
 def rule_options(ruleset: str, lang: str) -> dict[str, Any]:
@@ -130,7 +134,7 @@ def rule_options(ruleset: str, lang: str) -> dict[str, Any]:
 
 def photo_section(data: bytes, lang: str, jiang: list[str], ruleset: str, options: dict[str, Any], n_jiang: int,
                   model_path: str | None) -> int | None:
-    key = hashlib.sha1(data).hexdigest()[:16]
+    key = hashlib.sha1(data).hexdigest()[:16] + str(model_path)  # read again once the table calibrates its deck
     try:
         img, _ = read_photo(data, name="the photo", min_side=READ_SIDE)  # a large photo read smaller (imageio)
     except ImageError as e:
@@ -267,6 +271,15 @@ class Seats:
         return [s for s in range(SEATS) if s != self.winner]
 
 
+def _store(table: str) -> tuple[Tally | None, str | None]:
+    """The tally and the table's code, or (None, None) for a code the tally refuses."""
+    try:
+        code = check_code(table)
+    except TallyError:
+        return None, None
+    return tally_store(os.environ.get("CHANGPAI_DB") or os.path.expanduser("~/.changpai/tally.sqlite3")), code
+
+
 def table_seats(lang: str, table: str) -> Seats:
     """The winner is chosen by seat: the hand photographed is theirs, the two others' hands are typed in."""
     default = [f"{t('player', lang)} {i + 1}" for i in range(SEATS)]
@@ -274,7 +287,7 @@ def table_seats(lang: str, table: str) -> Seats:
         code = check_code(table)
     except TallyError as e:
         return Seats(None, None, default, 0, e)
-    store = tally_store(os.environ.get("CHANGPAI_DB") or os.path.expanduser("~/.changpai/tally.sqlite3"))
+    store, _ = _store(code)
     labels = [n or d for n, d in zip(store.seats(code), default, strict=True)]
     winner = st.selectbox(t("winner_seat", lang), range(SEATS), format_func=lambda i: labels[i], key="winner_seat")
     return Seats(store, code, labels, winner)
@@ -290,6 +303,8 @@ def _audit_line(a: dict, labels: list[str], lang: str) -> str:
         what = t("audit_add", lang, points=points, winner=winner)
     elif a["action"] == "undo":
         what = t("audit_undo", lang)
+    elif a["action"] == "deck":
+        what = t("audit_deck" if d.get("model") else "audit_deck_forget", lang)
     elif a["action"] == "name":
         what = t("audit_name", lang, seat=int(d.get("seat", 0)) + 1, name=d.get("name", ""))
     else:

@@ -71,6 +71,7 @@ class Tally:
             db.execute("CREATE TABLE IF NOT EXISTS audit (id INTEGER PRIMARY KEY AUTOINCREMENT, tbl TEXT NOT NULL, "
                        "created REAL NOT NULL, device TEXT NOT NULL, action TEXT NOT NULL, detail TEXT NOT NULL)")
             db.execute("CREATE INDEX IF NOT EXISTS audit_tbl ON audit (tbl, id)")
+            db.execute("CREATE TABLE IF NOT EXISTS decks (tbl TEXT PRIMARY KEY, model TEXT NOT NULL, created REAL NOT NULL)")
 
     def _connect(self) -> sqlite3.Connection:
         db = sqlite3.connect(self.path, timeout=10, isolation_level=None)
@@ -103,6 +104,31 @@ class Tally:
             db.execute("INSERT INTO seats (tbl, seat, name) VALUES (?, ?, ?) ON CONFLICT (tbl, seat) DO UPDATE SET name = "
                        "excluded.name", (table, seat, name))
             self._audit(db, table, device, "name", json.dumps({"seat": seat, "name": name}, ensure_ascii=False))
+            db.execute("COMMIT")
+
+    # --- the table's own deck -----------------------------------------------------------------------
+    def deck_folder(self, table: str) -> Path:
+        """Where a table's calibrated model is written: beside the tally, one folder per table."""
+        return self.path.parent / "decks" / check_code(table)
+
+    def deck(self, table: str) -> str | None:
+        """The model folder the table's deck was calibrated into, or None (the released model)."""
+        table = check_code(table)
+        with closing(self._connect()) as db:
+            row = db.execute("SELECT model FROM decks WHERE tbl = ?", (table,)).fetchone()
+        return row[0] if row and Path(row[0], "model.json").is_file() else None
+
+    def set_deck(self, table: str, model: str | Path | None, device: str = "") -> None:
+        """The table reads its photos with ``model`` from now on (None: with the released model again)."""
+        table = check_code(table)
+        with closing(self._connect()) as db:
+            self._begin(db)
+            if model is None:
+                db.execute("DELETE FROM decks WHERE tbl = ?", (table,))
+            else:
+                db.execute("INSERT INTO decks (tbl, model, created) VALUES (?, ?, ?) ON CONFLICT (tbl) DO UPDATE SET "
+                           "model = excluded.model, created = excluded.created", (table, str(model), time.time()))
+            self._audit(db, table, device, "deck", json.dumps({"model": None if model is None else Path(model).name}))
             db.execute("COMMIT")
 
     # --- rounds --------------------------------------------------------------------------------------

@@ -20,7 +20,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "full: the whole classifier fine-tuned, minutes (needs the train extra)")
     p.add_argument("--any-order", action="store_true",
                    help="the cards lie in any order: name each by reading its heads instead of by its place")
-    p.add_argument("--scenes", type=int, default=CALIBRATION_SCENES, help="--fit full: synthetic scenes rendered with your faces")
+    p.add_argument("--scenes", type=int, help="synthetic scenes rendered with your faces (default: 100 for the fast fit, "
+                   f"{CALIBRATION_SCENES} for the full one)")
     p.add_argument("--epochs", type=int, default=4, help="--fit full: classifier epochs on the deck's crops (default 4)")
     p.add_argument("--minutes", type=float, default=CALIBRATION_MINUTES,
                    help="--fit full: time budget; the fine-tuning is cut to the epochs that fit in it (at least one)")
@@ -28,7 +29,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from vision.deck.calibrate import calibrate_fast
+    from vision.deck.calibrate import FAST_SCENES, calibrate_fast
     from vision.deck.name import CalibrationError
     from vision.infer.imageio import ImageError
     from vision.infer.model import ModelError
@@ -45,11 +46,12 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("Give a calibration photo, or --faces DIR.")
     try:
         if args.fit == "fast":  # no PyTorch: works in the player's install
-            r = calibrate_fast(args.photos, args.out, args.base, args.faces, args.any_order, confirm=confirm)
+            r = calibrate_fast(args.photos, args.out, args.base, args.faces, args.any_order, confirm=confirm,
+                               scenes=args.scenes or FAST_SCENES)
         else:
             from vision.train.calibrate import calibrate
 
-            r = calibrate(args.photos, args.out, args.base, args.faces, args.scenes, args.epochs, confirm=confirm,
+            r = calibrate(args.photos, args.out, args.base, args.faces, args.scenes or CALIBRATION_SCENES, args.epochs, confirm=confirm,
                           minutes=args.minutes, fit="full", any_order=args.any_order)
     except (CalibrationError, ImageError, ModelError, ValueError) as e:
         raise UserError(str(e)) from None

@@ -290,3 +290,56 @@ def test_the_rulesets_options_are_on_the_page_and_count(app_env):
     assert not at.exception
     assert plain and _total(at) == 2 * plain
     assert "福 fu" in at.multiselect(key="jiang").options  # a 喜儿 may be the flip (R7)
+
+
+def test_a_table_calibrates_its_deck_once_and_every_phone_then_reads_with_it(app_env, monkeypatch):
+    """The page's calibration: the photo of a deck's faces → the named faces → the fast fit, kept for the table."""
+    import random
+
+    import cv2
+
+    import app.deck_section
+    from app.tally import Tally
+    from vision.synth.decks import deck_style
+    from vision.train.calibrate import render_calibration_photo
+
+    fit = app.deck_section.fast_fit
+    monkeypatch.setattr(app.deck_section, "fast_fit", lambda *a, **k: fit(*a, scenes=6, **k))  # briefly
+    img, _ = render_calibration_photo(deck_style(random.Random(2), "sideways"), 2)
+    photo = cv2.imencode(".jpg", img)[1].tobytes()
+    a = _new()
+    a.sidebar.text_input(key="table_code").set_value("DECK4242").run()
+    uploader = next(u for u in a.get("file_uploader") if u.key == "deck_upload")
+    uploader.set_value(("faces.jpg", photo, "image/jpeg"))
+    a.run()
+    assert not a.exception and not a.error, a.error
+    assert a.button(key="deck_fit")
+    a.button(key="deck_fit").click().run()
+    assert not a.exception
+    store = Tally(Path(os.environ["CHANGPAI_DB"]))
+    folder = store.deck("DECK4242")
+    assert folder and (Path(folder) / "model.json").is_file() and Path(folder).parent.name == "decks"
+    b = _new()  # another phone at the table: its photos are read with the deck's model
+    b.sidebar.text_input(key="table_code").set_value("DECK4242").run()
+    assert any("自己这副牌" in c.value for c in b.caption)
+    _upload(b, "hand.jpg", (SAMPLES / "hand_1.jpg").read_bytes())
+    assert _total(b) is not None and b.session_state["rec"].model == Path(folder).name  # the deck model read it
+    assert any(a["action"] == "deck" for a in store.audit("DECK4242"))
+
+
+def test_a_calibration_photo_that_cannot_be_named_says_why_with_the_marked_photo(app_env):
+    import numpy as np
+
+    a = _new()
+    a.sidebar.text_input(key="table_code").set_value("DECK4243").run()
+    empty = cv2_jpeg(np.full((900, 1200, 3), (40, 70, 110), np.uint8))
+    next(u for u in a.get("file_uploader") if u.key == "deck_upload").set_value(("faces.jpg", empty, "image/jpeg"))
+    a.run()
+    assert not a.exception
+    assert [e.value for e in a.error] == ["照片里只找到 0 张牌：请把每种牌各一张正面朝上、稍微分开，放在与牌纸颜色不同的素色桌面上，从正上方拍照。"]
+
+
+def cv2_jpeg(img) -> bytes:
+    import cv2
+
+    return cv2.imencode(".jpg", img)[1].tobytes()

@@ -1,0 +1,92 @@
+"""The page's "calibrate my deck": a photo of the deck's faces → the named faces to confirm → the fast fit, kept for
+the table in the tally database, so that the table's later photos are read with its own deck's model."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+
+import streamlit as st
+
+from app.i18n import say, t
+from app.tally import Tally
+from vision.deck.calibrate import check_sheet, clean_face, fast_fit, inset, name_faces
+from vision.deck.name import CalibrationError
+from vision.infer.geometry import rectify
+from vision.infer.imageio import ImageError, read_photo
+from vision.infer.model import ModelError, model_info
+from vision.synth.faces import FACE_H, FACE_W
+
+
+def table_model(store: Tally | None, table: str, default: str | None) -> str | None:
+    """The model the table's photos are read with: its calibrated deck's, else ``default``."""
+    if store is None:
+        return default
+    try:
+        return store.deck(table) or default
+    except ValueError:
+        return default
+
+
+def deck_section(lang: str, store: Tally | None, table: str, base: str | None, device: str) -> None:
+    """The expander: what the table reads with now, and the calibration flow."""
+    if store is None:
+        return
+    with st.expander(t("deck", lang)):
+        own = store.deck(table)
+        st.caption(t("deck_own" if own else "deck_base", lang))
+        if own and st.button(t("deck_forget", lang), key="deck_forget"):
+            store.set_deck(table, None, device)
+            st.rerun()
+        st.caption(t("deck_help", lang))
+        up = st.file_uploader(t("deck_upload", lang), type=["jpg", "jpeg", "heic", "heif", "png", "webp"], key="deck_upload")
+        if up is None:
+            return
+        data = up.getvalue()
+        key = hashlib.sha1(data).hexdigest()[:16]
+        if st.session_state.get("deck_key") != key:
+            st.session_state.deck_key = key
+            st.session_state.deck_named = _named(data, lang)
+        named = st.session_state.deck_named
+        if isinstance(named, str):  # a sentence (and the marked photo, shown with it)
+            st.error(named)
+            if st.session_state.get("deck_picture") is not None:
+                st.image(st.session_state.deck_picture[..., ::-1], caption=t("deck_marked", lang))
+            return
+        faces, notes = named
+        st.image(check_sheet(faces)[..., ::-1], caption=t("deck_confirm", lang))
+        for n in notes:
+            st.warning(say(n, lang))
+        if st.button(t("deck_fit", lang), key="deck_fit", type="primary"):
+            folder = store.deck_folder(table)
+            tmp = folder.with_name(folder.name + ".new")
+            shutil.rmtree(tmp, ignore_errors=True)
+            try:
+                with st.spinner(t("deck_fitting", lang)):
+                    fast_fit(faces, tmp, model_info(base), progress=False)
+                model_info(tmp)  # it loads before the table uses it
+            except (ModelError, OSError, ValueError) as e:
+                shutil.rmtree(tmp, ignore_errors=True)
+                st.error(say(e, lang))
+                return
+            shutil.rmtree(folder, ignore_errors=True)
+            tmp.rename(folder)
+            store.set_deck(table, folder, device)
+            st.success(t("deck_done", lang))
+            st.rerun()
+
+
+def _named(data: bytes, lang: str):
+    """The faces of the calibration photo and the notes on them, or the sentence saying why they cannot be named
+    (the marked photo kept in the session to show with it)."""
+    st.session_state.deck_picture = None
+    try:
+        img, _ = read_photo(data, name="the photo")
+        faces, _, notes = name_faces(img)
+    except ImageError as e:
+        return say(e, lang)
+    except CalibrationError as e:
+        st.session_state.deck_picture = e.picture
+        return " ".join(say(m, lang) for m in e.said)
+    crops = [(f.code, clean_face(rectify(img, inset(f.quad), (FACE_W, FACE_H), ordered=True))) for f in faces]
+    return crops, notes
