@@ -32,7 +32,13 @@ def deck_section(lang: str, store: Tally | None, table: str, base: str | None, d
     """The expander: what the table reads with now, and the calibration flow."""
     if store is None:
         return
-    with st.expander(t("deck", lang)):
+    with st.expander(t("deck", lang), expanded=bool(st.session_state.get("deck_done"))):
+        done = st.session_state.pop("deck_done", None)
+        if done is not None:
+            st.success(t("deck_done", lang))
+            if done:
+                st.caption(t("deck_check", lang, n=done["scenes"], recall=f"{done['recall'] * 100:.1f}",
+                             codes=f"{done['codes_right'] * 100:.1f}"))
         own = store.deck(table)
         st.caption(t("deck_own" if own else "deck_base", lang))
         if own and st.button(t("deck_forget", lang), key="deck_forget"):
@@ -63,7 +69,7 @@ def deck_section(lang: str, store: Tally | None, table: str, base: str | None, d
             shutil.rmtree(tmp, ignore_errors=True)
             try:
                 with st.spinner(t("deck_fitting", lang)):
-                    fast_fit(faces, tmp, model_info(base), progress=False)
+                    cal = fast_fit(faces, tmp, model_info(base), progress=False)
                 model_info(tmp)  # it loads before the table uses it
             except (ModelError, OSError, ValueError) as e:
                 shutil.rmtree(tmp, ignore_errors=True)
@@ -72,7 +78,7 @@ def deck_section(lang: str, store: Tally | None, table: str, base: str | None, d
             shutil.rmtree(folder, ignore_errors=True)
             tmp.rename(folder)
             store.set_deck(table, folder, device)
-            st.success(t("deck_done", lang))
+            st.session_state.deck_done = cal.get("check", {})  # said after the page is drawn again with the deck's model
             st.rerun()
 
 

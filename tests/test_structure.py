@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # vision's roles, lowest first: a module may import vision modules of its own role or of a lower rank only.
 # The core (vision/*.py: model name, config, core types, fonts) is below every role.
-RANK = {"core": 0, "infer": 1, "table": 2, "synth": 2, "deck": 3, "eval": 3, "label": 4, "train": 5}
+RANK = {"core": 0, "infer": 1, "table": 2, "synth": 2, "eval": 3, "deck": 4, "label": 4, "train": 5}
 # what vision/infer may import from outside the standard library and the project
 INFER_THIRD_PARTY = {"numpy", "cv2", "onnxruntime", "PIL", "pillow_heif"}
 MAX_LINES = 450

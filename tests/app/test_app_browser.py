@@ -61,7 +61,7 @@ def test_phone_upload_shows_total(server, tmp_path):
         page = browser.new_page(viewport={"width": 412, "height": 915}, device_scale_factor=2)
         page.goto(server, wait_until="domcontentloaded")
         page.wait_for_selector("input[type=file]", state="attached", timeout=60_000)
-        page.set_input_files("input[type=file] >> nth=-1", str(SAMPLES / "hand_1.jpg"))
+        page.set_input_files("input[type=file] >> nth=0", str(SAMPLES / "hand_1.jpg"))  # the hand; the last: the deck
         total = page.wait_for_selector("#total", timeout=90_000)
         text = total.inner_text()
         page.wait_for_timeout(1500)

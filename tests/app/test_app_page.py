@@ -325,6 +325,7 @@ def test_a_table_calibrates_its_deck_once_and_every_phone_then_reads_with_it(app
     _upload(b, "hand.jpg", (SAMPLES / "hand_1.jpg").read_bytes())
     assert _total(b) is not None and b.session_state["rec"].model == Path(folder).name  # the deck model read it
     assert any(a["action"] == "deck" for a in store.audit("DECK4242"))
+    assert any("试读" in c.value for c in a.caption)  # how the deck reads, said once it is fitted
 
 
 def test_a_calibration_photo_that_cannot_be_named_says_why_with_the_marked_photo(app_env):

@@ -191,7 +191,29 @@ def fast_fit(faces: list[tuple[str, np.ndarray]], out: Path, base: ModelInfo, sc
     cal = {"fit": "fast", "faces": len(faces), "scenes": scenes, "crops": len(crops), **figures,
            "minutes": round((time.perf_counter() - t0) / 60, 2)}
     write_model_folder(out, base, out / "classifier.onnx", faces, names, cal)
+    cal["check"] = check_on_scenes(out, faces_root, workers)
+    cal["minutes"] = round((time.perf_counter() - t0) / 60, 2)
+    write_model_folder(out, base, out / "classifier.onnx", faces, names, cal)
     return cal
+
+
+CHECK_SCENES = 8  # winning hands rendered with the deck's faces, read with the calibrated model
+
+
+def check_on_scenes(model: Path, faces_root: Path, workers: int = 2, n: int = CHECK_SCENES) -> dict[str, Any]:
+    """How the calibrated model reads the deck: ``n`` winning hands laid out with the deck's faces (rendered, so
+    their cards are known), read as photos are: the share of cards found (the detector, which calibration does not
+    change) and of found cards read right. A low share tells the player before a game, not during it."""
+    from vision.eval.evaluate import evaluate
+    from vision.synth.write import Job
+    from vision.synth.write import run as synth_run
+
+    scenes = model / "check-scenes"
+    synth_run(Job(str(scenes), "hands", 9191, n, ("classic",), str(faces_root), 0.0, 1280, 960), workers=workers,
+              force=True, progress=False)
+    r = evaluate(scenes, model, progress=False)
+    shutil.rmtree(scenes, ignore_errors=True)
+    return {"scenes": n, "recall": r["recall"], "codes_right": r["classification_accuracy"], "precision": r["precision"]}
 
 
 def calibrate_fast(photos: list[str], out: str | Path, base: str | Path | None = None, faces_dir: str | None = None,

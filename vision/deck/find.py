@@ -17,7 +17,8 @@ import numpy as np
 WORK_SIDE = 1000  # the photo is searched at this long side
 BORDER = 0.04  # the share of each side read as the table
 ASPECTS = (3.0, 7.0)  # length : width of a card's rectangle
-FILL = 0.8  # a card's blob fills this much of its rectangle at least
+FILL = 0.8  # a card's blob fills this much of its rectangle at least (the cards that set a card's size)
+FILL_NOTCHED = 0.65  # ... and a card's size with a notch (a shadow or the table's line across a corner) this much
 TOUCHING = 1.6  # a blob this many cards' areas or more, of card width, is cards touching
 ERODE_PX = (0, 2, 4, 7)  # erosions tried (pixels at WORK_SIDE)
 SPECK = 0.2  # blobs under this share of a card's area are specks (dust, a stain), not reported
@@ -131,10 +132,11 @@ def find_cards(img: np.ndarray) -> Found:
     card_area = float(np.median([s[1] for s in strips]))
     width = float(np.median([s[3] for s in strips]))
     cards, others = [], []
-    for q, a, _long, short, _fill in shapes:
+    for q, a, long, short, fill in shapes:
         if a < SPECK * card_area:
             continue
-        if any(q is s[0] for s in strips):
+        if any(q is s[0] for s in strips) or (ASPECTS[0] <= long / max(short, 1e-6) <= ASPECTS[1]
+                                              and 0.6 * card_area <= a <= 1.5 * card_area and fill >= FILL_NOTCHED):
             cards.append(Blob(q, a, "card"))
         elif a >= TOUCHING * card_area and short >= 0.8 * width:  # cards side by side or end to end
             others.append(Blob(q, a, "touching"))
