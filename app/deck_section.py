@@ -78,7 +78,7 @@ def deck_section(lang: str, store: Tally | None, table: str, base: str | None, d
             shutil.rmtree(folder, ignore_errors=True)
             tmp.rename(folder)
             store.set_deck(table, folder, device)
-            st.session_state.deck_done = cal.get("check", {})  # said after the page is drawn again with the deck's model
+            st.session_state.deck_done = cal.get("deck_check", {})  # said after the page is drawn again with the deck's model
             st.rerun()
 
 

@@ -58,8 +58,8 @@ def run(args: argparse.Namespace) -> int:
     short = (f", {r['epochs']} of {r['epochs_asked']} epochs within --minutes {args.minutes:g}"
              if r.get("epochs", 0) < r.get("epochs_asked", 0) else "")
     print(f"calibrated model: {r['out']} ({r['faces']} faces{short}, {r['minutes']} min). Use it with --model {r['out']}.")
-    if "check" in r:
-        c = r["check"]
+    if "deck_check" in r:
+        c = r["deck_check"]
         print(f"On {c['scenes']} hands laid out with your faces it finds {c['recall'] * 100:.1f} % of the cards and reads "
               f"{c['codes_right'] * 100:.1f} % of those right.")
     return 0

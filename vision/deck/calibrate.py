@@ -191,7 +191,7 @@ def fast_fit(faces: list[tuple[str, np.ndarray]], out: Path, base: ModelInfo, sc
     cal = {"fit": "fast", "faces": len(faces), "scenes": scenes, "crops": len(crops), **figures,
            "minutes": round((time.perf_counter() - t0) / 60, 2)}
     write_model_folder(out, base, out / "classifier.onnx", faces, names, cal)
-    cal["check"] = check_on_scenes(out, faces_root, workers)
+    cal["deck_check"] = check_on_scenes(out, faces_root, workers)
     cal["minutes"] = round((time.perf_counter() - t0) / 60, 2)
     write_model_folder(out, base, out / "classifier.onnx", faces, names, cal)
     return cal

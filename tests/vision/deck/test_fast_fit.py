@@ -60,9 +60,10 @@ def test_changpai_calibrate_from_a_photo_of_a_new_deck_writes_a_model_every_comm
     out = tmp_path / "my-deck"
     assert main(["calibrate", str(photo), "--out", str(out), "--scenes", "6", "--yes"]) == 0
     said = capsys.readouterr().out
-    assert f"calibrated model: {out} (30 faces" in said
+    assert f"calibrated model: {out} (30 faces" in said and "hands laid out with your faces it finds" in said
     meta = json.loads((out / "model.json").read_text())
     assert meta["calibration"]["fit"] == "fast" and meta["calibration"]["faces"] == 30
+    assert 0 < meta["calibration"]["deck_check"]["recall"] <= 1
     assert (out / "check.png").is_file() and (out / "photo.png").is_file()
     assert model_info(out).names == model_info(None).names
     assert main(["score", str(SAMPLES / "hand_1.jpg"), "--model", str(out)]) == 0
