@@ -43,6 +43,7 @@ class Face:
     col: int
     head: str | None = None
     head_p: float = 0.0
+    reading: np.ndarray | None = None  # the heads' log-probabilities over CODES (legible heads only)
 
 
 def rows_of(quads: list[np.ndarray], turned: bool = False) -> tuple[list[list[int]], np.ndarray, np.ndarray]:
@@ -147,7 +148,7 @@ def with_heads(img: np.ndarray, faces: list[Face]) -> list[Face]:
     for f, lp, leg in zip(faces, logp, legible, strict=True):
         best = int(np.argmax(lp))
         sure = float(np.exp(lp[best])) if leg >= LEGIBLE else 0.0
-        out.append(Face(f.code, f.quad, f.row, f.col, CODES[best], sure))
+        out.append(Face(f.code, f.quad, f.row, f.col, CODES[best], sure, lp if leg >= LEGIBLE else None))
     return out
 
 
@@ -171,16 +172,27 @@ def _read_twice(faces: list[Face], code_of) -> list[str]:
             for code, n in by.items() if n > 1]
 
 
-def name_by_heads(faces: list[Face]) -> tuple[list[Face], list[str]]:
-    """Faces laid in any order, named by their heads: each takes the code its heads read; a kind read twice, or
-    a head too unsure, is a sentence."""
+def name_by_heads(faces: list[Face], kinds: int = 30) -> tuple[list[Face], list[str]]:
+    """Faces laid in any order, named by their heads: each kind once (30, or 35 with the extras), the likeliest
+    pairs of card and kind first; a card whose kind so given its heads do not read at least as likely as SURE_HEAD's
+    complement, or an illegible head, is a sentence (lay them in order instead)."""
+    codes = CODES[: 35 if len(faces) > 30 else kinds]
+    pairs = sorted(((float(f.reading[CODES.index(c)]), k, c) for k, f in enumerate(faces) if f.reading is not None
+                    for c in codes), reverse=True)
+    given: dict[int, tuple[str, float]] = {}
+    taken: set[str] = set()
+    for lp, k, c in pairs:  # greedy: the surest card–kind pair, then the surest among the rest
+        if k not in given and c not in taken:
+            given[k] = (c, float(np.exp(lp)))
+            taken.add(c)
+    out = [Face(given[k][0] if k in given else f.code, f.quad, f.row, f.col, f.head, given.get(k, ("", 0.0))[1], f.reading)
+           for k, f in enumerate(faces)]
+    unsure = [f for f in out if f.head_p < 1 - SURE_HEAD]
     said = []
-    out = [Face(f.head or f.code, f.quad, f.row, f.col, f.head, f.head_p) for f in faces]
-    unsure = [f for f in faces if f.head_p < SURE_HEAD]
     if unsure:
         said.append(Msg("calib_unsure", f"The heads of {len(unsure)} cards cannot be read surely: lay the cards in the "
                         "documented order instead, and leave out --any-order.", n=len(unsure)))
-    return out, said + _read_twice(out, lambda f: f.code)
+    return out, said
 
 
 def picture(img: np.ndarray, faces: list[Face], marked: list[Blob], flagged: set[int] = frozenset()) -> np.ndarray:

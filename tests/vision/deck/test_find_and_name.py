@@ -86,3 +86,23 @@ def test_an_empty_table_says_how_to_take_the_photo():
     with pytest.raises(CalibrationError, match="Found 0 cards in the photo: lay one card of each kind") as e:
         name_faces(np.full((900, 1200, 3), (40, 70, 110), np.uint8))
     assert e.value.picture is not None
+
+
+def test_cards_in_any_order_take_each_kind_once_by_their_heads():
+    from scoring.cards import CODES
+    from vision.deck.name import Face, name_by_heads
+
+    rng = np.random.default_rng(3)
+    truth = list(rng.permutation(CODES[:30]))
+    faces = []
+    for k, code in enumerate(truth):
+        lp = np.full(len(CODES), np.log(0.001))
+        lp[CODES.index(code)] = np.log(0.97)
+        if k == 4:  # a head that reads its kind and another alike: the other is taken by its surer card
+            lp[CODES.index(truth[5])] = np.log(0.96)
+        faces.append(Face("1t", np.zeros((4, 2), np.float32), k // 9, k % 9, None, 0.0, lp))
+    named, said = name_by_heads(faces)
+    assert [f.code for f in named] == truth and said == []
+    faces[7] = Face("1t", faces[7].quad, 0, 7)  # an illegible head: said, not guessed
+    _, said = name_by_heads(faces)
+    assert [m.key for m in said] == ["calib_unsure"] and said[0].values["n"] == 1
