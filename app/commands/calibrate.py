@@ -25,6 +25,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--epochs", type=int, default=4, help="--fit full: classifier epochs on the deck's crops (default 4)")
     p.add_argument("--minutes", type=float, default=CALIBRATION_MINUTES,
                    help="--fit full: time budget; the fine-tuning is cut to the epochs that fit in it (at least one)")
+    p.add_argument("--detector-minutes", type=float, default=0.0,
+                   help="--fit full: also fine-tune the detector on scenes laid out with your faces for this long "
+                        "(default 0: the released detector)")
     p.add_argument("--yes", action="store_true", help="do not ask to confirm the named faces")
 
 
@@ -52,7 +55,8 @@ def run(args: argparse.Namespace) -> int:
             from vision.train.calibrate import calibrate
 
             r = calibrate(args.photos, args.out, args.base, args.faces, args.scenes or CALIBRATION_SCENES, args.epochs, confirm=confirm,
-                          minutes=args.minutes, fit="full", any_order=args.any_order)
+                          minutes=args.minutes, fit="full", any_order=args.any_order,
+                          detector_minutes=args.detector_minutes)
     except (CalibrationError, ImageError, ModelError, ValueError) as e:
         raise UserError(str(e)) from None
     short = (f", {r['epochs']} of {r['epochs_asked']} epochs within --minutes {args.minutes:g}"

@@ -35,10 +35,11 @@ MINE_KIND = "hands"
 def calibrate(photos: list[str], out: str | Path, base: str | Path | None = None, faces_dir: str | None = None,
               scenes: int = CALIBRATION_SCENES, epochs: int = 4, workers: int = 2, confirm=None,
               minutes: float = CALIBRATION_MINUTES, fit: str = "fast", any_order: bool = False,
-              progress: bool = True) -> dict[str, Any]:
+              progress: bool = True, detector_minutes: float = 0.0) -> dict[str, Any]:
     """Build a calibrated model folder ``out`` (the base detector, a classifier fitted to the deck). ``fit="fast"``:
     the last layer refitted (vision.deck.fit, seconds); ``"full"``: the classifier fine-tuned for ``epochs``, fewer
-    when they would not end within ``minutes`` from the start (EXPORT_S left for what follows: stop_before)."""
+    when they would not end within ``minutes`` from the start (EXPORT_S left for what follows: stop_before); with
+    ``detector_minutes``, the detector too, fine-tuned on scenes of the deck for that long after."""
     t0 = time.perf_counter()
     deadline = time.time() + minutes * 60 - EXPORT_S
     base_info = model_info(base or DEFAULT_MODEL)
@@ -79,9 +80,44 @@ def calibrate(photos: list[str], out: str | Path, base: str | Path | None = None
     onnx = export_onnx(tuned, base_info.cls_imgsz, dynamic=True)
     cal = {"fit": "full", "faces": len(faces), "scenes": scenes, "epochs": trained, "epochs_asked": epochs,
            "minutes": round((time.perf_counter() - t0) / 60, 1)}
-    write_model_folder(out, base_info, Path(onnx), faces, names, cal)
     shutil.rmtree(data, ignore_errors=True)
+    if detector_minutes > 0:  # and the detector, on scenes laid out with the deck's faces
+        cal["detector"] = fit_detector(faces_root, out, base_info, detector_minutes, workers, progress,
+                                       scenes=min(DETECT_SCENES, scenes))
+        cal["minutes"] = round((time.perf_counter() - t0) / 60, 1)
+    write_model_folder(out, base_info, Path(onnx), faces, names, cal)
+    if detector_minutes > 0:
+        shutil.copy(out / "detector.fitted.onnx", out / "detector.onnx")
+        (out / "detector.fitted.onnx").unlink()
     return {"out": str(out), "check": str(sheet), **cal}
+
+
+DETECT_SCENES = 120  # scenes rendered with the deck's faces to fine-tune the detector on
+
+
+def fit_detector(faces_root: Path, out: Path, base: Any, minutes: float, workers: int = 2, progress: bool = True,
+                 scenes: int = DETECT_SCENES) -> dict[str, Any]:
+    """The base detector fine-tuned on scenes laid out with the deck's faces (loose cards, covered, tilted), for the
+    epochs that fit in ``minutes``; written to OUT/detector.fitted.onnx. A deck whose cards the detector finds
+    poorly (another printer's proportions and borders) is what it is for."""
+    from vision.synth.write import Job
+    from vision.synth.write import run as synth_run
+    from vision.train.release import export_onnx, run_results
+    from vision.train.yolo import train_detect
+
+    t0 = time.perf_counter()
+    data = out / "synth-detect"
+    synth_run(Job(str(data), "detect", 4545, scenes, ("classic",), str(faces_root), max(0.1, 2 / scenes), 1280, 960), workers=workers,
+              force=True, progress=progress)
+    deadline = time.time() + minutes * 60 - EXPORT_S
+    run_dir = train_detect(str(data / "dataset.yaml"), epochs=3, imgsz=base.det_imgsz, batch=8, name=f"calibrate-det-{out.name}",
+                           model=str(base.path / "detector.pt"), workers=1,
+                           extra=dict(lr0=0.0005, warmup_epochs=0.0, close_mosaic=0), deadline=deadline)
+    weights = run_dir / "weights" / ("best.pt" if (run_dir / "weights" / "best.pt").is_file() else "last.pt")
+    shutil.copy(export_onnx(weights, base.det_imgsz, dynamic=False), out / "detector.fitted.onnx")
+    shutil.rmtree(data, ignore_errors=True)
+    return {"scenes": scenes, "epochs": run_results(run_dir).get("epochs_done", 0),
+            "minutes": round((time.perf_counter() - t0) / 60, 1)}
 
 
 def _fill_missing_classes(data: Path) -> None:

@@ -30,7 +30,8 @@ def _resume(run_dir: Path, device: str, workers: int) -> Path:
 
 def train_detect(data: str, epochs: int = 10, imgsz: int = 640, batch: int = 8, name: str = "detect",
                  model: str = "yolo11n-obb.yaml", resume: bool = False, device: str = "cpu", workers: int = 2,
-                 fraction: float = 1.0, extra: dict[str, Any] | None = None) -> Path:
+                 fraction: float = 1.0, extra: dict[str, Any] | None = None, deadline: float | None = None) -> Path:
+    """``deadline`` (time.time()): the run is cut to the epochs that end by then (stop_before; at least one)."""
     offline_ultralytics()
     from ultralytics import YOLO
 
@@ -38,6 +39,8 @@ def train_detect(data: str, epochs: int = 10, imgsz: int = 640, batch: int = 8, 
     if resume:
         return _resume(run_dir, device, workers)
     m = YOLO(model, task="obb")  # a YAML (from scratch) or weights to fine-tune
+    if deadline is not None:
+        m.add_callback("on_fit_epoch_end", stop_before(deadline))
     # fine-tuning released weights: a gentle rate that decays to nothing, not the from-scratch warm-up
     # (pretrained=True: with False, ultralytics builds the network afresh and drops the given weights;
     # warmup_bias_lr=0: by default the biases start the warm-up at 0.1, which under AdamW throws a trained

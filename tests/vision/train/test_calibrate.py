@@ -163,10 +163,14 @@ def test_calibrated_model_is_complete_loads_everywhere_and_never_reads_cards_the
     out = tmp_path / "deck"
     # a budget already spent: one epoch of the two asked is trained, and the user is told
     assert main(["calibrate", "--faces", str(tmp_path / "faces"), "--out", str(out), "--fit", "full", "--scenes", "8", "--epochs", "2",
-                 "--minutes", "0.01", "--yes"]) == 0
+                 "--minutes", "0.01", "--detector-minutes", "0.01", "--yes"]) == 0
     assert "1 of 2 epochs within --minutes 0.01" in capsys.readouterr().out
     meta = json.loads((out / "model.json").read_text())
     assert meta["absent"] == list(EXTRAS) and (meta["calibration"]["epochs"], meta["calibration"]["epochs_asked"]) == (1, 2)
+    # the detector fine-tuned on the deck's scenes (one epoch within its spent budget) replaced the base's
+    assert meta["calibration"]["detector"]["epochs"] == 1 and meta["calibration"]["detector"]["scenes"] == 8
+    assert (out / "detector.onnx").read_bytes() != (model_info(None).path / "detector.onnx").read_bytes()
+    assert not (out / "detector.fitted.onnx").exists()
     info = model_info(out)
     assert info.absent == EXTRAS
     for net in BOX_NETS:  # the nets that judge boxes, not faces, carry over as they are
