@@ -69,3 +69,20 @@ def test_changpai_calibrate_from_a_photo_of_a_new_deck_writes_a_model_every_comm
     assert main(["score", str(SAMPLES / "hand_1.jpg"), "--model", str(out)]) == 0
     assert "胡" in capsys.readouterr().out
     assert main(["recognize", str(SAMPLES / "hand_1.jpg"), "--model", str(out)]) == 0
+
+
+@requires_model
+def test_a_fit_that_reads_the_decks_scenes_worse_than_the_released_classifier_is_not_kept(tmp_path, monkeypatch):
+    from vision.deck import calibrate as C
+    from vision.infer.model import model_info
+    from vision.synth.decks import deck_style
+    from vision.train.calibrate import render_calibration_photo
+
+    img, _ = render_calibration_photo(deck_style(random.Random(2), "sideways"), 2)
+    faces, _, _ = C.faces_from_photo(img)
+    fig = {"scenes": 8, "recall": 0.99, "precision": 1.0}
+    monkeypatch.setattr(C, "check_on_scenes", lambda models, *a, **k: [fig | {"codes_right": 0.90}, fig | {"codes_right": 0.95}])
+    cal = C.fast_fit(faces, tmp_path / "deck", model_info(None), scenes=4, progress=False)
+    assert cal["deck_check"]["kept"] == "released" and cal["deck_check"]["codes_right"] == 0.95
+    assert (tmp_path / "deck" / "classifier.onnx").read_bytes() == (MODEL / "classifier.onnx").read_bytes()
+    assert json.loads((tmp_path / "deck" / "model.json").read_text())["calibration"]["deck_check"]["kept"] == "released"
