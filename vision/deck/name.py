@@ -14,7 +14,7 @@ import numpy as np
 from scoring.cards import CODES, NAMES_ZH
 from scoring.messages import Msg
 from vision.deck.find import Blob, Found, cards_touching
-from vision.infer.geometry import axes, order_long_axis_vertical
+from vision.infer.geometry import order_long_axis_vertical, rows_of
 
 CALIBRATION_ORDER: tuple[str, ...] = CODES  # 1t…9t 1b…9b 1w…9w qz hh bh [fu lu shou xi cai]
 PER_ROW = 9
@@ -46,32 +46,6 @@ class Face:
     reading: np.ndarray | None = None  # the heads' log-probabilities over CODES (legible heads only)
 
 
-def rows_of(quads: list[np.ndarray], turned: bool = False) -> tuple[list[list[int]], np.ndarray, np.ndarray]:
-    """The cards' rows, top to bottom, each left to right, also in a tilted photo (rows run across the cards' long
-    axis; a new row where the positions along it jump by half a card length); with the axis along the cards and
-    across them, to place anything else in the same rows. ``turned``: the photo read the other way up (a photo
-    taken from the far side of the table, or of cards lying across it, where up cannot be told from the pixels)."""
-    along = np.array([axes(order_long_axis_vertical(q))[0] for q in quads])
-    length = float(np.median(np.linalg.norm(along, axis=1)))
-    ref = along[0] / np.linalg.norm(along[0])
-    unit = along / np.linalg.norm(along, axis=1, keepdims=True)
-    unit *= np.sign(unit @ ref + 1e-9)[:, None]  # the same way round before the median
-    a = np.median(unit, axis=0)
-    a = a / np.linalg.norm(a) * (1 if a[1] >= 0 else -1)
-    r = np.array([a[1], -a[0]])  # with a pointing down the photo, r points right
-    if turned:
-        a, r = -a, -r
-    ctr = np.array([q.mean(0) for q in quads])
-    s, t = ctr @ a, ctr @ r
-    order = np.argsort(s)
-    rows: list[list[int]] = [[int(order[0])]]
-    for i, j in zip(order[:-1], order[1:], strict=True):
-        if s[j] - s[i] > 0.5 * length:
-            rows.append([])
-        rows[-1].append(int(j))
-    return [sorted(row, key=lambda k: t[k]) for row in rows], a * length, r
-
-
 def _place(centre: np.ndarray, quads: list[np.ndarray], rows: list[list[int]], along: np.ndarray,
            across: np.ndarray) -> tuple[int, int]:
     """Where a point lies among the rows: the nearest row (from 1) and how many of its cards come before it."""
@@ -81,7 +55,7 @@ def _place(centre: np.ndarray, quads: list[np.ndarray], rows: list[list[int]], a
     return ri + 1, sum(quads[k].mean(0) @ across < centre @ across for k in rows[ri])
 
 
-def check_layout(found: Found, img_shape: tuple[int, ...]) -> tuple[list[list[int]], list[str], list[Blob]]:
+def check_layout(found: Found) -> tuple[list[list[int]], list[str], list[Blob]]:
     """The rows of the photo's cards and what is wrong with them for naming by place: sentences (Msg), and the
     blobs to mark on the picture."""
     quads = [b.quad for b in found.cards]
@@ -90,7 +64,7 @@ def check_layout(found: Found, img_shape: tuple[int, ...]) -> tuple[list[list[in
                         "apart, on a plain table that differs from the cards' paper, and take the photo from above.",
                         n=len(quads))], list(found.others)
     # the way up whose rows are full but the last (the short row of 千字 红花 白花 ends the layout)
-    ways = [rows_of(quads, turned) for turned in (False, True)]
+    ways = [rows_of([order_long_axis_vertical(q) for q in quads], turned=turned) for turned in (False, True)]
     rows, along, across = max(ways, key=lambda w: (sum(len(r) == PER_ROW for r in w[0][:-1]) - len(w[0]),
                                                     len(w[0][-1]) <= PER_ROW and len(w[0][0]) == PER_ROW))
     said, marked = [], []

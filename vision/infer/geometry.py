@@ -132,3 +132,34 @@ def quad_ious(q: np.ndarray, others: list[np.ndarray]) -> list[float]:
     lo, hi = q.min(0), q.max(0)
     meet = ((o.max(1) >= lo) & (o.min(1) <= hi)).all(1)
     return [quad_iou(q, o[i]) if meet[i] else 0.0 for i in range(len(o))]
+
+
+def rows_of(quads: list[np.ndarray], align: bool = True,
+            turned: bool = False) -> tuple[list[list[int]], np.ndarray, np.ndarray]:
+    """Cards (quads in order_long_axis_vertical's order) in rows, top to bottom, each left to right, also in a tilted
+    photo: rows run across the cards' long axis, and a new row starts where the cards' positions along that axis jump
+    by more than half a card length (banding by pixel rows would split a slanted row). Returns the rows (indices),
+    the axis along the cards (a card's length long) and the unit axis across them, to place anything else in the
+    same rows. ``align``: each card's axis turned the same way round before their median (cards lying across the
+    photo, whose top cannot be told, would otherwise cancel out); ``turned``: the photo read the other way up."""
+    along = np.array([axes(q)[0] for q in quads])
+    length = float(np.median(np.linalg.norm(along, axis=1)))
+    unit = along / np.linalg.norm(along, axis=1, keepdims=True)
+    if align:
+        unit *= np.sign(unit @ unit[0] + 1e-9)[:, None]
+    a = np.median(unit, axis=0)
+    a = a / np.linalg.norm(a) * (1 if a[1] >= 0 else -1)  # rows follow one another top to bottom
+    r = np.array([a[1], -a[0]])  # across the cards: left to right (top to bottom for cards lying flat)
+    if (r[0], r[1]) < (0, 0):
+        r = -r
+    if turned:
+        a, r = -a, -r
+    ctr = np.array([q.mean(0) for q in quads])
+    s, t = ctr @ a, ctr @ r
+    order = np.argsort(s)
+    rows: list[list[int]] = [[int(order[0])]]
+    for i, j in zip(order[:-1], order[1:], strict=True):
+        if s[j] - s[i] > 0.5 * length:
+            rows.append([])
+        rows[-1].append(int(j))
+    return [sorted(row, key=lambda k: t[k]) for row in rows], a * length, r

@@ -16,7 +16,7 @@ import numpy as np
 
 from scoring.cards import CODES
 from vision.infer.detect import Found, _rgb_planes, find_boxes
-from vision.infer.geometry import axes, fold, order_long_axis_vertical, quad_iou, rectify, swap_ends
+from vision.infer.geometry import axes, fold, order_long_axis_vertical, quad_iou, rectify, rows_of, swap_ends
 from vision.infer.heads import read_heads
 from vision.infer.imageio import READ_SIDE, read_photo
 from vision.infer.model import NOT_A_CARD, ModelInfo, _prune_net, _recover_session, _refine_session, _sessions, model_info
@@ -308,28 +308,11 @@ def _second_look(img: np.ndarray, quads: list[np.ndarray], probs: np.ndarray, cl
 
 
 def reading_order(cards: list[Card]) -> list[Card]:
-    """The cards in reading order, also in a tilted photo: rows run across the cards' long axis; a new row
-    starts where the cards' positions along that axis jump by more than half a card length (banding by
-    pixel rows would split a slanted row; calibration names faces by this order)."""
+    """The cards in reading order, also in a tilted photo (geometry.rows_of, each card's axis as its box gives it)."""
     if not cards:
         return []
-    quads = [np.array(c.quad, np.float32) for c in cards]
-    along = np.array([axes(q)[0] for q in quads])
-    length = float(np.median(np.linalg.norm(along, axis=1)))
-    a = np.median(along / np.linalg.norm(along, axis=1, keepdims=True), axis=0)
-    a = a / np.linalg.norm(a) * (1 if a[1] >= 0 else -1)  # rows follow one another top to bottom
-    r = np.array([a[1], -a[0]])  # across the cards: left to right (top to bottom for cards lying flat)
-    if (r[0], r[1]) < (0, 0):
-        r = -r
-    ctr = np.array([q.mean(0) for q in quads])
-    s, t = ctr @ a, ctr @ r
-    order = np.argsort(s)
-    rows: list[list[int]] = [[int(order[0])]]
-    for i, j in zip(order[:-1], order[1:], strict=True):
-        if s[j] - s[i] > 0.5 * length:
-            rows.append([])
-        rows[-1].append(int(j))
-    return [cards[k] for row in rows for k in sorted(row, key=lambda k: t[k])]
+    rows, _, _ = rows_of([np.array(c.quad, np.float32) for c in cards], align=False)
+    return [cards[k] for row in rows for k in row]
 
 
 def recognize(image: str | Path | bytes | np.ndarray, model: str | Path | ModelInfo | None = None,
