@@ -10,12 +10,10 @@ import streamlit as st
 
 from app.i18n import say, t
 from app.tally import Tally
-from vision.deck.calibrate import check_sheet, clean_face, fast_fit, inset, name_faces
+from vision.deck.calibrate import check_sheet, faces_from_photo, fast_fit
 from vision.deck.name import CalibrationError
-from vision.infer.geometry import rectify
 from vision.infer.imageio import ImageError, read_photo
 from vision.infer.model import ModelError, model_info
-from vision.synth.faces import FACE_H, FACE_W
 
 
 def table_model(store: Tally | None, table: str, default: str | None) -> str | None:
@@ -88,11 +86,10 @@ def _named(data: bytes, lang: str):
     st.session_state.deck_picture = None
     try:
         img, _ = read_photo(data, name="the photo")
-        faces, _, notes = name_faces(img)
+        faces, _, notes = faces_from_photo(img)
     except ImageError as e:
         return say(e, lang)
     except CalibrationError as e:
         st.session_state.deck_picture = e.picture
         return " ".join(say(m, lang) for m in e.said)
-    crops = [(f.code, clean_face(rectify(img, inset(f.quad), (FACE_W, FACE_H), ordered=True))) for f in faces]
-    return crops, notes
+    return faces, notes

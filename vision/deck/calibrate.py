@@ -81,7 +81,7 @@ def name_faces(img: np.ndarray, any_order: bool = False,
 
 
 def _named(img: np.ndarray, found: Found, any_order: bool) -> tuple[list[Face], np.ndarray, list[str]]:
-    rows, said, marked = check_layout(found, img.shape)
+    rows, said, marked = check_layout(found)
     faces = with_heads(img, name_by_place(found, rows)) if rows and (any_order or not said) else []
     notes: list[str] = []
     if faces and any_order:
@@ -197,7 +197,8 @@ def fast_fit(faces: list[tuple[str, np.ndarray]], out: Path, base: ModelInfo, sc
         shutil.copy(base.path / "classifier.onnx", out / "classifier.onnx")
         cal["deck_check"] = released | {"kept": "released"}
     cal["minutes"] = round((time.perf_counter() - t0) / 60, 2)
-    write_model_folder(out, base, out / "classifier.onnx", faces, names, cal)
+    meta = json.loads((out / "model.json").read_text())  # the folder is complete: only what the check found is added
+    (out / "model.json").write_text(json.dumps(meta | {"calibration": cal}, indent=1, ensure_ascii=False))
     return cal
 
 

@@ -18,7 +18,7 @@ import numpy as np
 
 from scoring.cards import CODES
 from vision import CALIBRATION_MINUTES, CALIBRATION_SCENES
-from vision.deck.calibrate import collect_faces, fast_fit, save_faces, write_model_folder
+from vision.deck.calibrate import calibrate_fast, collect_faces, save_faces, write_model_folder
 from vision.deck.name import CALIBRATION_ORDER, CalibrationError
 from vision.infer.model import DEFAULT_MODEL, NOT_A_CARD, model_info
 
@@ -40,16 +40,15 @@ def calibrate(photos: list[str], out: str | Path, base: str | Path | None = None
     the last layer refitted (vision.deck.fit, seconds); ``"full"``: the classifier fine-tuned for ``epochs``, fewer
     when they would not end within ``minutes`` from the start (EXPORT_S left for what follows: stop_before); with
     ``detector_minutes``, the detector too, fine-tuned on scenes of the deck for that long after."""
+    if fit == "fast":
+        return calibrate_fast(photos, out, base, faces_dir, any_order, confirm, workers=workers, progress=progress)
+    if fit != "full":
+        raise CalibrationError(f"A fit is fast or full, not {fit!r}.")
     t0 = time.perf_counter()
     deadline = time.time() + minutes * 60 - EXPORT_S
     base_info = model_info(base or DEFAULT_MODEL)
     out = Path(out)
     faces, sheet = collect_faces(photos, out, faces_dir, any_order, confirm, base_info.path)
-    if fit == "fast":
-        cal = fast_fit(faces, out, base_info, workers=workers, progress=progress)
-        return {"out": str(out), "check": str(sheet), **cal}
-    if fit != "full":
-        raise CalibrationError(f"A fit is fast or full, not {fit!r}.")
     faces_root = save_faces(faces, out)
     # render scenes with these faces and fine-tune the classifier
     from vision.synth.write import Job

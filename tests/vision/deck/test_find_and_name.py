@@ -51,20 +51,20 @@ def _table(rows: list[int], gap: float = 0.5, size=(1200, 1600), touch: tuple[in
 
 def test_cards_on_a_plain_table_are_found_in_their_rows():
     found = find_cards(_table([9, 9, 9, 3]))
-    rows, said, marked = check_layout(found, (1200, 1600))
+    rows, said, marked = check_layout(found)
     assert len(found.cards) == 30 and said == [] and marked == []
     assert [len(r) for r in rows] == [9, 9, 9, 3]
 
 
 def test_a_card_missing_from_a_row_is_named_with_its_place():
     found = find_cards(_table([9, 9, 9, 3], skip=(1, 4)))
-    _, said, _ = check_layout(found, (1200, 1600))
+    _, said, _ = check_layout(found)
     assert said == ["Row 2 holds 8 cards, not 9: lay the cards in rows of nine in the documented order."]
 
 
 def test_two_cards_touching_are_named_with_their_place_and_marked():
     found = find_cards(_table([9, 9, 9, 3], touch=(2, 5)))
-    _, said, marked = check_layout(found, (1200, 1600))
+    _, said, marked = check_layout(found)
     assert said[0] == "2 cards touch in row 3, after 4 card(s): lay them a little apart.", said
     assert [b.kind for b in marked] == ["touching"]
 
@@ -73,7 +73,7 @@ def test_something_that_is_not_a_card_is_named_with_its_place():
     img = _table([9, 9, 9, 3])
     cv2.circle(img, (420, 900), 60, (200, 210, 220), -1)  # a round, bright thing in row 4, past its cards
     found = find_cards(img)
-    _, said, marked = check_layout(found, img.shape)
+    _, said, marked = check_layout(found)
     assert said == ["Something that is not a card lies in row 4, after 3 card(s): take it away, or lay the card "
                     "flat and whole in view."]
     from app.i18n import say
