@@ -26,6 +26,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rulesets", help="--kind hands: draw the hands among these rulesets, comma-separated (rugao: with 0–2 "
                    "wild cards 福禄寿禧财 in the hand; nantong-single+xi_er: with the 喜儿 option, 0–2 extras held as bonus cards); "
                    "default nantong-double and nantong-single, 3 to 1")
+    p.add_argument("--tables", help="tables drawn among, comma-separated, or 'all' (wood, cloth, felt, pattern, stone; printed "
+                   "cloths: dots, stripes, tiles, plaid); default the first five")
+    p.add_argument("--least-show", type=float, help="stairs and fans: the least share of a card's width left showing "
+                   "(default 0.45 in stairs, 0.5 in fans; players holding cards tight show a quarter)")
     p.add_argument("--force", action="store_true", help="write into a non-empty folder made otherwise")
 
 
@@ -45,7 +49,12 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("--val-frac must be at least 0 and below 1 (every n-th photo goes to val, at most every second).")
     styles = tuple(s.strip() for s in args.styles.split(",") if s.strip())
     rulesets = tuple(r.strip() for r in (args.rulesets or "").split(",") if r.strip())
-    job = Job(args.out, args.kind, args.seed, args.n, styles, args.faces, args.val_frac, w, h, rulesets=rulesets)
+    from vision.synth.tables import ALL_TABLES
+
+    tables = ALL_TABLES if (args.tables or "").strip() == "all" else tuple(
+        t.strip() for t in (args.tables or "").split(",") if t.strip())
+    job = Job(args.out, args.kind, args.seed, args.n, styles, args.faces, args.val_frac, w, h, rulesets=rulesets,
+              tables=tables, least_show=args.least_show)
     t = time.perf_counter()
     try:
         r = synth_run(job, workers=args.workers, force=args.force)

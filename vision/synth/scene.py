@@ -47,6 +47,8 @@ class SceneSpec:
     card_frac: float = 1 / 25  # card width / image width
     distractors: int = 0
     face_down: int = 0
+    tables: tuple[str, ...] = TABLES  # the table is drawn among these
+    least_show: float | None = None  # stairs and fans: the least share of a card's width left showing (None: 0.45 / 0.5)
 
 
 def random_cards(rng: random.Random, n: int, jiang: list[str], extras: bool) -> list[str]:
@@ -86,14 +88,16 @@ def layout_row(codes: list[str], rng: random.Random, group: str = "hand") -> lis
     return _rows(codes, 1 + rng.uniform(0.02, 0.3), group, rng)
 
 
-def layout_stair(codes: list[str], rng: random.Random, group: str = "hand") -> list[Placement]:
-    return _rows(codes, rng.uniform(0.45, 0.72), group, rng)
+def layout_stair(codes: list[str], rng: random.Random, group: str = "hand", least: float = 0.45) -> list[Placement]:
+    """Cards overlapped along a row, each showing ``least`` to 0.72 of its width."""
+    return _rows(codes, rng.uniform(least, 0.72), group, rng)
 
 
-def layout_fan(codes: list[str], rng: random.Random, group: str = "hand") -> list[Placement]:
+def layout_fan(codes: list[str], rng: random.Random, group: str = "hand", least: float = 0.5) -> list[Placement]:
+    """Cards turned about a point below them, ``least`` to 0.75 of a width apart at their centres."""
     n = len(codes)
     radius = ASPECT * rng.uniform(0.9, 1.6)
-    step = rng.uniform(0.5, 0.75) / radius  # radians between neighbours at the card centre
+    step = rng.uniform(least, 0.75) / radius  # radians between neighbours at the card centre
     span = step * (n - 1)
     if span > math.radians(170):
         step = math.radians(170) / max(1, n - 1)
@@ -134,12 +138,13 @@ def arrange(spec: SceneSpec, rng: random.Random, aspect: float = ASPECT) -> list
     hand = list(spec.cards)
     if lay == "grid":  # the calibration layout: rows of 9 side by side, in the documented order
         return layout_grid(hand, rng, aspect=aspect)
+    tight = {} if spec.least_show is None else {"least": spec.least_show}
     if lay == "fan":
-        places = layout_fan(hand, rng)
+        places = layout_fan(hand, rng, **tight)
     elif lay == "stair":
-        places = layout_stair(hand, rng)
+        places = layout_stair(hand, rng, **tight)
     else:
-        places = layout_row(hand, rng) if rng.random() < 0.6 or lay == "row" else layout_stair(hand, rng)
+        places = layout_row(hand, rng) if rng.random() < 0.6 or lay == "row" else layout_stair(hand, rng, **tight)
     if not places and not spec.melds and not spec.jiang:
         return []
     xs = [p.cx for p in places] or [0.0]
@@ -241,7 +246,7 @@ def compose(spec: SceneSpec, faces: FaceSource, rng: random.Random) -> tuple[np.
     """Render one scene; returns (BGR image, ground truth dict)."""
     W, H = spec.width, spec.height
     nrng = np.random.default_rng(rng.getrandbits(32))
-    img = table(rng.choice(TABLES), W, H, nrng)
+    img = table(rng.choice(spec.tables), W, H, nrng)
     places = arrange(spec, rng, getattr(faces.style, "aspect", ASPECT))
     # face-down cards as hard negatives, scattered
     for _ in range(spec.face_down):

@@ -1,4 +1,5 @@
-"""Procedural tables (wood, cloth, felt, patterned cloth), light, camera noise, and distractor objects."""
+"""Procedural tables (wood, cloth, felt, patterned cloth, stone; printed tablecloths: dots, stripes, tiles, plaid),
+light, camera noise, and distractor objects."""
 
 from __future__ import annotations
 
@@ -8,6 +9,10 @@ import cv2
 import numpy as np
 
 TABLES = ("wood", "cloth", "felt", "pattern", "stone")
+# printed cloths whose regular marks are the size of a card's pips, bars or border: a detector that has only seen the
+# five kinds above boxes rows of dots as cards and loses cards against stripes (`changpai synth --tables all`)
+PRINTED = ("dots", "stripes", "tiles", "plaid")
+ALL_TABLES = TABLES + PRINTED
 
 
 def _noise(rng: np.random.Generator, h: int, w: int, cell: int) -> np.ndarray:
@@ -67,6 +72,8 @@ def _table(kind: str, w: int, h: int, rng: np.random.Generator) -> np.ndarray:
                     a = k * 2 * np.pi / 5
                     cv2.circle(img, (int(x + np.cos(a) * r), int(y + np.sin(a) * r)), max(2, r // 2), c2.tolist(), -1)
         img *= (0.9 + 0.06 * _noise(rng, h, w, 40))[..., None]
+    elif kind in PRINTED:
+        img = _printed(kind, w, h, rng)
     elif kind == "stone":
         base = np.array(rng.choice([[200, 200, 200], [120, 120, 125], [220, 215, 205], [60, 60, 60]]), np.float32)
         v = 0.85 + 0.1 * _noise(rng, h, w, 24) + 0.05 * _noise(rng, h, w, 6)
@@ -74,6 +81,50 @@ def _table(kind: str, w: int, h: int, rng: np.random.Generator) -> np.ndarray:
     else:
         raise ValueError(f"Unknown table {kind!r}")
     return np.clip(img, 0, 255).astype(np.uint8)
+
+
+def _printed(kind: str, w: int, h: int, rng: np.random.Generator) -> np.ndarray:
+    """A printed tablecloth: a ground with regular marks in one or two other colours, turned at any angle."""
+    ground = np.array(rng.integers(120, 250, 3), np.float32)
+    ink = np.array(rng.integers(10, 220, 3), np.float32)
+    ink2 = np.array(rng.integers(10, 220, 3), np.float32)
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    ang = rng.uniform(0, np.pi)
+    u = xx * np.cos(ang) + yy * np.sin(ang)
+    v = -xx * np.sin(ang) + yy * np.cos(ang)
+    s = rng.uniform(8, 40)  # pitch, half-size pixels (the table is drawn at half size)
+    img = np.empty((h, w, 3), np.float32)
+    img[:] = ground
+    if kind == "dots":  # polka dots on a square or staggered grid
+        stagger = rng.random() < 0.5
+        row = np.floor(v / s)
+        uu = u + (row % 2) * s / 2 if stagger else u
+        du = (uu / s - np.round(uu / s)) * s
+        dv = (v / s - np.round(v / s)) * s
+        m = np.sqrt(du ** 2 + dv ** 2) < s * rng.uniform(0.15, 0.4)
+        img[m] = ink
+    elif kind == "stripes":  # bands of one or two inks
+        width = rng.uniform(0.2, 0.6)
+        phase = (u / (2 * s)) % 1
+        img[phase < width] = ink
+        if rng.random() < 0.5:
+            img[(phase > 0.6) & (phase < 0.6 + width / 3)] = ink2
+    elif kind == "tiles":  # square tiles with grout lines, each tile's tone a little different
+        n = rng.uniform(2, 5) * s
+        ti, tj = np.floor(u / n), np.floor(v / n)
+        tone = 0.85 + 0.15 * ((ti * 7 + tj * 13) % 5) / 4
+        img *= tone[..., None]
+        grout = (np.abs(u / n - np.round(u / n)) * n < 1.2) | (np.abs(v / n - np.round(v / n)) * n < 1.2)
+        img[grout] = ink * 0.6 + ground * 0.4
+    else:  # plaid: crossing translucent bands of two inks
+        a = ((u / (2 * s)) % 1) < rng.uniform(0.2, 0.5)
+        b = ((v / (2 * s)) % 1) < rng.uniform(0.2, 0.5)
+        img[a] = img[a] * 0.5 + ink * 0.5
+        img[b] = img[b] * 0.5 + ink2 * 0.5
+        thin = (np.abs((u / (2 * s)) % 1 - 0.75) < 0.03) | (np.abs((v / (2 * s)) % 1 - 0.75) < 0.03)
+        img[thin] = ink * 0.7
+    img *= (0.9 + 0.06 * _noise(rng, h, w, 40))[..., None]
+    return img
 
 
 def lighting(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:

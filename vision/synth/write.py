@@ -26,6 +26,7 @@ from vision.infer.geometry import fold, jitter_quad, rectify
 from vision.synth.decks import ALL_FAMILIES, deck_style
 from vision.synth.faces import TRAIN_FAMILIES, FaceSource
 from vision.synth.scene import LAYOUTS, SceneSpec, compose, random_cards
+from vision.synth.tables import ALL_TABLES
 from vision.types import MIN_LABEL_VISIBLE
 
 KINDS = ("detect", "classify", "hands")
@@ -50,6 +51,13 @@ class Job:
     height: int
     quality: tuple[int, int] = (60, 95)
     rulesets: tuple[str, ...] = ()  # hands: drawn among these (rugao with 0–2 wild cards; XI_ER); () nantong, 3 double to 1 single
+    tables: tuple[str, ...] = ()  # the tables drawn among; () the five of tables.TABLES
+    least_show: float | None = None  # stairs and fans: the least share of a card's width left showing (None: 0.45 / 0.5)
+
+    def scene_knobs(self) -> dict[str, Any]:
+        """The SceneSpec fields this job sets (none by default, so a seed renders as it always did)."""
+        return ({"tables": self.tables} if self.tables else {}) | (
+            {"least_show": self.least_show} if self.least_show is not None else {})
 
 
 def _atomic_write(path: Path, data: bytes) -> None:
@@ -136,12 +144,13 @@ def _scene_spec(job: Job, rng: random.Random) -> tuple[SceneSpec, dict[str, Any]
         cards = [c for g in groups for c in g]
         declared = [g["cards"] for g in d["declared"]]
         spec = SceneSpec(w, h, rng.choice(["row", "stair", "stair", "fan"]), cards, declared, list(d["jiang"]), frac,
-                         distractors=rng.choice([0, 0, 1, 2]), face_down=0)
+                         distractors=rng.choice([0, 0, 1, 2]), face_down=0, **job.scene_knobs())
         d["expected_total"] = res.total
         return spec, d
     # detect / classify: random cards from a real deck
     if job.kind == "detect" and rng.random() < 0.08:  # hard negative: no cards at all
-        return SceneSpec(w, h, "row", [], [], [], frac, distractors=rng.randint(1, 5), face_down=rng.randint(0, 3)), None
+        return SceneSpec(w, h, "row", [], [], [], frac, distractors=rng.randint(1, 5), face_down=rng.randint(0, 3),
+                         **job.scene_knobs()), None
     layout = rng.choice(LAYOUTS)
     jiang = random_cards(rng, 2, [], False) if rng.random() < 0.7 else []
     n = rng.randint(20, 35)
@@ -166,7 +175,7 @@ def _scene_spec(job: Job, rng: random.Random) -> tuple[SceneSpec, dict[str, Any]
     else:
         cards = cards[:n]
     spec = SceneSpec(w, h, layout, cards, melds, jiang if rng.random() < 0.8 else [], frac,
-                     distractors=rng.choice([0, 0, 1, 2, 3]), face_down=rng.choice([0, 0, 0, 1, 2]))
+                     distractors=rng.choice([0, 0, 1, 2, 3]), face_down=rng.choice([0, 0, 0, 1, 2]), **job.scene_knobs())
     return spec, None
 
 
@@ -247,6 +256,11 @@ def prepare(job: Job, force: bool = False) -> None:
         raise SynthError(f"--kind must be one of {', '.join(KINDS)}, not {job.kind!r}.")
     if job.n < 1:
         raise SynthError("--n must be at least 1.")
+    for t in job.tables:
+        if t not in ALL_TABLES:
+            raise SynthError(f"Unknown table {t!r}; tables are {', '.join(ALL_TABLES)}.")
+    if job.least_show is not None and not 0.15 <= job.least_show <= 0.7:
+        raise SynthError("--least-show is a share of a card's width between 0.15 and 0.7.")
     for s in job.styles:
         if s not in ALL_FAMILIES:
             raise SynthError(f"Unknown style {s!r}; styles are {', '.join(ALL_FAMILIES)}.")
@@ -269,7 +283,9 @@ def prepare(job: Job, force: bool = False) -> None:
                              f"'nantong-single+{XI_ER}'.")
     meta = {"kind": job.kind, "seed": job.seed, "styles": list(job.styles), "faces": job.faces, "version": VERSION,
             "width": job.width, "height": job.height, "val_frac": job.val_frac} | (
-        {"rulesets": list(job.rulesets)} if job.rulesets else {})
+        {"rulesets": list(job.rulesets)} if job.rulesets else {}) | (
+        {"tables": list(job.tables)} if job.tables else {}) | (
+        {"least_show": job.least_show} if job.least_show is not None else {})
     if out.exists() and not out.is_dir():
         raise SynthError(f"{out} exists and is not a folder.")
     if out.is_dir() and any(out.iterdir()):
@@ -279,7 +295,8 @@ def prepare(job: Job, force: bool = False) -> None:
                 raise SynthError(f"{out} is not empty and was not made by changpai synth; use --force to write there anyway.")
         else:
             old = json.loads(mp.read_text())
-            diff = [k for k in ("kind", "seed", "styles", "faces", "width", "height", "val_frac", "rulesets")
+            diff = [k for k in ("kind", "seed", "styles", "faces", "width", "height", "val_frac", "rulesets", "tables",
+                                "least_show")
                     if old.get(k) != meta.get(k)]
             if diff and not force:
                 raise SynthError(f"{out} holds a synth run with other settings ({', '.join(diff)}: {old.get(diff[0])!r}); "

@@ -187,6 +187,8 @@ def test_refuses_foreign_folder(tmp_path):
     (["--n", "2", "--rulesets", "rugao"], "--rulesets is for --kind hands"),
     (["--n", "2", "--kind", "hands", "--rulesets", "rugao+xi_er"], "nantong-single+xi_er"),
     (["--n", "2", "--kind", "hands", "--rulesets", "nantong-single+qiong_hen"], "the one option"),
+    (["--n", "2", "--tables", "wood,lava"], "Unknown table 'lava'"),
+    (["--n", "2", "--least-show", "0.05"], "between 0.15 and 0.7"),
 ])
 def test_synth_cli_bad_args(tmp_path, capsys, args, needle):
     code = main(["synth", "--out", str(tmp_path / "o"), *args])
@@ -314,3 +316,48 @@ def test_xi_er_hand_scenes_hold_bonus_extras_and_score_to_their_totals(tmp_path)
 
     with pytest.raises(ValueError, match="nantong-single"):
         random_winning_hand(random.Random(1), "nantong-double", xi_er=1)
+
+
+@pytest.mark.parametrize("kind", ["dots", "stripes", "tiles", "plaid"])
+def test_printed_tables_are_regular_marks_on_a_ground(kind):
+    from vision.synth.tables import table
+
+    img = table(kind, 400, 300, np.random.default_rng(3))
+    assert img.shape == (300, 400, 3) and img.dtype == np.uint8
+    # two or more inks on a ground: many pixels far from the median colour, many near it
+    far = np.abs(img.astype(int) - np.median(img.reshape(-1, 3), 0)).sum(-1) > 60
+    assert 0.05 < far.mean() < 0.95
+
+
+def test_tight_stairs_and_fans_show_less_of_each_card_and_tables_are_drawn_among_the_asked(tmp_path):
+    least = {}
+    for knob in (None, 0.2):
+        job = Job(str(tmp_path / f"j{knob}"), "detect", 11, 40, ("classic",), None, 0.0, 640, 480,
+                  tables=("dots",) if knob else (), least_show=knob)
+        prepare(job)
+        shown = []
+        for i in range(job.n):
+            render_one(job, i)
+            gt = json.loads((Path(job.out) / "gt" / f"{i:06d}.json").read_text())
+            if gt["layout"] in ("stair", "fan"):
+                shown += [c["visible"] for c in gt["cards"]]
+        least[knob] = np.percentile(shown, 5)
+    assert least[0.2] < least[None] - 0.1
+    meta = json.loads((tmp_path / "j0.2" / ".changpai-synth.json").read_text())
+    assert meta["tables"] == ["dots"] and meta["least_show"] == 0.2
+    with pytest.raises(SynthError, match="other settings"):
+        prepare(replace(job, tables=("stripes",)))
+
+
+def test_default_scenes_render_as_before_the_table_knobs(tmp_path):
+    """A seed renders the same photo with the knobs left unset as with them set to the old defaults."""
+    from vision.synth.tables import TABLES
+
+    a = Job(str(tmp_path / "a"), "detect", 5, 3, ("classic",), None, 0.0, 640, 480)
+    b = replace(a, out=str(tmp_path / "b"), tables=TABLES)
+    for job in (a, b):
+        prepare(job)
+        for i in range(job.n):
+            render_one(job, i)
+    for i in range(3):
+        assert (tmp_path / f"a/images/train/{i:06d}.jpg").read_bytes() == (tmp_path / f"b/images/train/{i:06d}.jpg").read_bytes()
