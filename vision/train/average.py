@@ -25,6 +25,11 @@ def _network(ckpt: dict[str, Any], path: Path):
     return net.float()
 
 
+def _names(net) -> list[str]:
+    names = getattr(net, "names", None) or {}
+    return [str(v) for _, v in sorted(names.items())] if isinstance(names, dict) else [str(v) for v in names]
+
+
 def average_weights(sources: list[str | Path], run_dir: str | Path) -> Path:
     """Write the mean of ``sources``' weights (their EMA weights where a checkpoint has them) to
     ``run_dir``/weights/last.pt, with the training arguments of the last source as ``run_dir``/args.yaml."""
@@ -50,6 +55,13 @@ def average_weights(sources: list[str | Path], run_dir: str | Path) -> Path:
     for p, s in zip(paths[1:], states[1:], strict=True):
         if list(s) != keys or any(s[k].shape != states[0][k].shape for k in keys):
             raise AverageError(f"{p} is not the same network as {paths[0]}: only checkpoints of one architecture average.")
+    names = [_names(n) for n in nets]
+    for p, n in zip(paths[1:], names[1:], strict=True):
+        if n != names[0]:  # a released classifier lists its classes in the project's order, a training run by folder name
+            where = next(i for i, (a, b) in enumerate(zip(names[0], n, strict=True)) if a != b)
+            raise AverageError(f"{p} orders its classes differently from {paths[0]} (class {where}: {n[where]} against "
+                               f"{names[0][where]}): average a run with the start checkpoint it was trained from "
+                               "(runs/NAME_start.pt), not with the released network.")
     mean = {k: (sum(s[k].double() for s in states) / len(states)).to(v.dtype) if v.is_floating_point() else v
             for k, v in states[0].items()}
     net = copy.deepcopy(nets[0])

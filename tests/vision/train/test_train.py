@@ -231,10 +231,16 @@ def test_average_weights_is_the_mean_and_releases(tiny, tmp_path, monkeypatch, c
     meta = json.loads((tmp_path / "models" / "m" / "model.json").read_text())
     assert (tmp_path / "models" / "m" / "detector.onnx").is_file() and meta["det_imgsz"] == 160
     assert str(a) in meta["detector"]["trained_from"] and str(b) in meta["detector"]["trained_from"]
-    # what cannot be averaged is one sentence
+    # what cannot be averaged is one sentence: a network whose classes are listed in another order (a released
+    # classifier's project order against a training run's folder order) would average one card's row with another's
     (tmp_path / "junk.pt").write_bytes(b"not a checkpoint")
+    for order, path in ((["1t", "1b"], tmp_path / "project.pt"), (["1b", "1t"], tmp_path / "turned.pt")):
+        net.names = dict(enumerate(order))
+        ck.update(model=net, ema=None)
+        torch.save(ck, path)
     for bad, needle in (([str(a)], "two checkpoints or more"), ([str(a), str(tmp_path / "none.pt")], "No checkpoint at"),
-                        ([str(a), str(tmp_path / "junk.pt")], "cannot be read as a checkpoint")):
+                        ([str(a), str(tmp_path / "junk.pt")], "cannot be read as a checkpoint"),
+                        ([str(tmp_path / "project.pt"), str(tmp_path / "turned.pt")], "orders its classes differently")):
         assert main(["average", "bad", *bad]) == 2
         err = capsys.readouterr().err
         assert needle in err and err.count("\n") == 1
