@@ -235,9 +235,10 @@ def calibrate_fast(photos: list[str], out: str | Path, base: str | Path | None =
 
 
 def collect_faces(photos: list[str], out: Path, faces_dir: str | None, any_order: bool, confirm=None,
-                  base: str | Path | None = None) -> tuple[list[tuple[str, np.ndarray]], Path]:
+                  base: str | Path | None = None, say=print) -> tuple[list[tuple[str, np.ndarray]], Path]:
     """The deck's faces (the first photo's; later photos add kinds not seen yet), written with the check sheet and
-    the photo's picture into ``out``, and confirmed by ``confirm(sheet)`` when given."""
+    the photo's picture into ``out``, and confirmed by ``confirm(sheet)`` when given. What the player should look at
+    on the sheet (a face whose head gainsays its name) goes to ``say`` before the confirmation is asked."""
     out.mkdir(parents=True, exist_ok=True)
     if faces_dir:
         faces = faces_from_folder(Path(faces_dir))
@@ -264,7 +265,7 @@ def collect_faces(photos: list[str], out: Path, faces_dir: str | None, any_order
     if faces_dir:
         notes = []
     for n in notes:
-        print(f"check: {n}")
+        say(f"check: {n}")
     if confirm is not None and not confirm(sheet):
         raise CalibrationError(f"Not confirmed: look at {sheet}, lay the cards in the documented order and try again.")
     return faces, sheet
