@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from vision import CALIBRATION_MINUTES, CALIBRATION_SCENES, DEFAULT_MODEL_NAME
+from vision import CALIBRATION_MINUTES, CALIBRATION_SCENES, DEFAULT_MODEL_NAME, FAST_SCENES
 
 from ..cli import UserError
 
@@ -20,7 +20,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "full: the whole classifier fine-tuned, minutes (needs the train extra)")
     p.add_argument("--any-order", action="store_true",
                    help="the cards lie in any order: name each by reading its heads instead of by its place")
-    p.add_argument("--scenes", type=int, help="synthetic scenes rendered with your faces (default: 100 for the fast fit, "
+    p.add_argument("--scenes", type=int, help=f"synthetic scenes rendered with your faces (default: {FAST_SCENES} for the fast fit, "
                    f"{CALIBRATION_SCENES} for the full one)")
     p.add_argument("--epochs", type=int, default=4, help="--fit full: classifier epochs on the deck's crops (default 4)")
     p.add_argument("--minutes", type=float, default=CALIBRATION_MINUTES,
@@ -32,7 +32,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from vision.deck.calibrate import FAST_SCENES, calibrate_fast
+    from vision.deck.calibrate import calibrate_fast
     from vision.deck.name import CalibrationError
     from vision.infer.imageio import ImageError
     from vision.infer.model import ModelError

@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from vision import CALIBRATION_MINUTES, CALIBRATION_SCENES, DEFAULT_MODEL_NAME
+from vision import CALIBRATION_MINUTES, CALIBRATION_SCENES, DEFAULT_MODEL_NAME, FAST_SCENES
 
 from ..cli import UserError
 
@@ -22,7 +22,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="the deck: the held-out style or a deck family the model never trained on (woodblock, dotted, "
                         "boxed, sideways, formal)")
     p.add_argument("--fit", choices=("fast", "full"), default="fast", help="as `changpai calibrate --fit`")
-    p.add_argument("--scenes", type=int, default=CALIBRATION_SCENES, help="as `changpai calibrate --scenes`")
+    p.add_argument("--scenes", type=int, help=f"as `changpai calibrate --scenes` (default {FAST_SCENES} for the fast fit, "
+                                              f"{CALIBRATION_SCENES} for the full one)")
     p.add_argument("--epochs", type=int, default=4, help="as `changpai calibrate --epochs`")
     p.add_argument("--minutes", type=float, default=CALIBRATION_MINUTES, help="as `changpai calibrate --minutes`")
     p.add_argument("--json", metavar="OUT", help="also write the report to this JSON file")

@@ -15,6 +15,7 @@ import numpy as np
 
 from scoring.cards import CODES, EXTRAS, NAMES_ZH
 from scoring.messages import Msg
+from vision import FAST_SCENES
 from vision.deck import fit as F
 from vision.deck.find import Blob, Found, find_cards
 from vision.deck.name import (
@@ -33,7 +34,6 @@ from vision.infer.imageio import load_image
 from vision.infer.model import BOX_NETS, ModelInfo, model_info
 from vision.synth.faces import FACE_H, FACE_W
 
-FAST_SCENES = 100  # scenes rendered with the deck's faces for the fast fit (about 30 crops each)
 INSET_ACROSS, INSET_ALONG = 0.03, 0.01  # of a found card's width and length, each side: no table comes with the face
 
 

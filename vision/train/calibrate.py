@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 
 from scoring.cards import CODES
-from vision import CALIBRATION_MINUTES, CALIBRATION_SCENES
+from vision import CALIBRATION_MINUTES, CALIBRATION_SCENES, FAST_SCENES
 from vision.deck.calibrate import calibrate_fast, collect_faces, save_faces, write_model_folder
 from vision.deck.name import CALIBRATION_ORDER, CalibrationError
 from vision.infer.model import DEFAULT_MODEL, NOT_A_CARD, model_info
@@ -33,7 +33,7 @@ MINE_KIND = "hands"
 
 
 def calibrate(photos: list[str], out: str | Path, base: str | Path | None = None, faces_dir: str | None = None,
-              scenes: int = CALIBRATION_SCENES, epochs: int = 4, workers: int = 2, confirm=None,
+              scenes: int | None = None, epochs: int = 4, workers: int = 2, confirm=None,
               minutes: float = CALIBRATION_MINUTES, fit: str = "fast", any_order: bool = False,
               progress: bool = True, detector_minutes: float = 0.0) -> dict[str, Any]:
     """Build a calibrated model folder ``out`` (the base detector, a classifier fitted to the deck). ``fit="fast"``:
@@ -41,7 +41,9 @@ def calibrate(photos: list[str], out: str | Path, base: str | Path | None = None
     when they would not end within ``minutes`` from the start (EXPORT_S left for what follows: stop_before); with
     ``detector_minutes``, the detector too, fine-tuned on scenes of the deck for that long after."""
     if fit == "fast":
-        return calibrate_fast(photos, out, base, faces_dir, any_order, confirm, workers=workers, progress=progress)
+        return calibrate_fast(photos, out, base, faces_dir, any_order, confirm, scenes=scenes or FAST_SCENES,
+                              workers=workers, progress=progress)
+    scenes = scenes or CALIBRATION_SCENES
     if fit != "full":
         raise CalibrationError(f"A fit is fast or full, not {fit!r}.")
     t0 = time.perf_counter()
@@ -156,7 +158,7 @@ def render_calibration_photo(style, seed: int = 0, n: int = 30, size: tuple[int,
     return compose(spec, FaceSource(style, seed=seed), rng)
 
 
-def measure(work: str | Path, base: str | Path | None = None, n_test: int = 60, seed: int = 9005, scenes: int = CALIBRATION_SCENES,
+def measure(work: str | Path, base: str | Path | None = None, n_test: int = 60, seed: int = 9005, scenes: int | None = None,
             epochs: int = 4, minutes: float = CALIBRATION_MINUTES, family: str = "holdout", fit: str = "fast") -> dict[str, Any]:
     """Before/after figures on one deck the base model never saw (``family``: the held-out style, or a deck
     family, vision.synth.decks): one calibration photo, a test set of that deck's winning hands."""

@@ -197,3 +197,16 @@ def test_calibration_figures_say_what_keeps_photos_from_being_exact():
     assert (f["cards"], f["missed"], f["extra"], f["misread"]) == (15, 1, 1, 1)
     assert f["whole_photo_exact"] == 0.5 and f["confusions"] == report["confusions"]
 
+
+
+def test_calibrate_fast_fit_takes_the_scenes_asked_else_its_own_default(monkeypatch):
+    """`eval-calibration --scenes N --fit fast` reaches the fast fit (it once kept its 100); unset, the fast fit's
+    default, not the full fine-tune's."""
+    import vision.train.calibrate as tc
+    from vision import CALIBRATION_SCENES, FAST_SCENES
+
+    asked = []
+    monkeypatch.setattr(tc, "calibrate_fast", lambda *a, scenes, **kw: asked.append(scenes) or {"scenes": scenes})
+    tc.calibrate(["photo.jpg"], "out", scenes=40, fit="fast")
+    tc.calibrate(["photo.jpg"], "out", fit="fast")
+    assert asked == [40, FAST_SCENES] and FAST_SCENES != CALIBRATION_SCENES
