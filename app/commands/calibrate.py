@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             from vision.train.calibrate import calibrate
 
-            r = calibrate(args.photos, args.out, args.base, args.faces, args.scenes or CALIBRATION_SCENES, args.epochs, confirm=confirm,
+            r = calibrate(args.photos, args.out, args.base, args.faces, args.scenes, args.epochs, confirm=confirm,
                           minutes=args.minutes, fit="full", any_order=args.any_order,
                           detector_minutes=args.detector_minutes)
     except (CalibrationError, ImageError, ModelError, ValueError) as e:

@@ -283,9 +283,8 @@ def prepare(job: Job, force: bool = False) -> None:
                              f"'nantong-single+{XI_ER}'.")
     meta = {"kind": job.kind, "seed": job.seed, "styles": list(job.styles), "faces": job.faces, "version": VERSION,
             "width": job.width, "height": job.height, "val_frac": job.val_frac} | (
-        {"rulesets": list(job.rulesets)} if job.rulesets else {}) | (
-        {"tables": list(job.tables)} if job.tables else {}) | (
-        {"least_show": job.least_show} if job.least_show is not None else {})
+        {"rulesets": list(job.rulesets)} if job.rulesets else {}) | {
+        k: list(v) if isinstance(v, tuple) else v for k, v in job.scene_knobs().items()}
     if out.exists() and not out.is_dir():
         raise SynthError(f"{out} exists and is not a folder.")
     if out.is_dir() and any(out.iterdir()):
