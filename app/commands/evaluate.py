@@ -35,7 +35,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from vision.eval.evaluate import RecognitionsError, evaluate, format_errors, format_report, format_span, format_stages
+    from vision.eval.evaluate import evaluate, format_errors, format_report, format_span, format_stages
+    from vision.eval.recognitions import RecognitionsError
     from vision.infer.model import ModelError
 
     if args.repeat < 1:

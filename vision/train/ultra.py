@@ -6,10 +6,14 @@ import os
 
 
 def train_threads() -> int:
-    """The CPU threads torch trains with: every core. ultralytics would take one less than the cores
-    (utils.NUM_THREADS, set by select_device for CPU training) and OMP_NUM_THREADS=1 on import: one
-    thread on a 2-core machine."""
-    return max(1, os.cpu_count() or 1)
+    """The CPU threads torch trains with: every core this process may run on (so two runs pinned to a core
+    each, `taskset -c 0` and `taskset -c 1`, share a 2-core machine without crowding each other).
+    ultralytics would take one less than the cores (utils.NUM_THREADS, set by select_device for CPU
+    training) and OMP_NUM_THREADS=1 on import: one thread on a 2-core machine."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # no affinity on this platform
+        return max(1, os.cpu_count() or 1)
 
 
 def offline_ultralytics():

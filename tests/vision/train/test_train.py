@@ -36,9 +36,21 @@ def test_training_runs_on_every_core():
     before = torch.get_num_threads()
     try:
         select_device("cpu", verbose=False)
-        assert torch.get_num_threads() == train_threads() == max(1, os.cpu_count() or 1)
+        assert torch.get_num_threads() == train_threads() == len(os.sched_getaffinity(0))
     finally:
         torch.set_num_threads(before)
+
+
+def test_training_threads_follow_the_cores_it_may_use(monkeypatch):
+    """A run pinned to one core (taskset -c 0) trains with one thread, so two pinned runs share two cores."""
+    import os
+
+    from vision.train.ultra import train_threads
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {1})
+    assert train_threads() == 1
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2})
+    assert train_threads() == 3
 
 
 def test_train_detect_and_release(tiny, tmp_path, monkeypatch):
