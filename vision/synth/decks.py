@@ -10,8 +10,9 @@ trained on is the project's own transfer test (leave one family out), beside the
 
 from __future__ import annotations
 
+import math
 import random
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 import numpy as np
 
@@ -28,7 +29,14 @@ FAMILY_RECIPES = {
     "boxed": dict(heads=("boxed",), numerals=("zh", "arabic"), fields=("pips", "character"), frames=("none", "single")),
     "sideways": dict(heads=("side",), numerals=("arabic", "zh"), fields=("character", "classic"), frames=("single", "none")),
     "formal": dict(heads=("stacked", "dot"), numerals=("upper",), fields=("pips", "classic"), frames=("double",)),
+    # every open choice at once, and what no other family prints: ornaments under the suit, bands between head and
+    # field, numerals of any size and ink, strings as rope or beads, coins as rosettes, the count drawn as figures
+    # (the sideways head stays out: sideways is the family left out)
+    "assorted": dict(heads=("stacked", "dot", "boxed"), numerals=("zh", "upper", "arabic"),
+                     fields=("classic", "pips", "character", "figures"), frames=("single", "double", "none")),
 }
+ORNAMENTS = ("none", "rosette", "dot", "diamond", "bar")
+BANDS = ("none", "line", "double", "diamond")
 DECK_FAMILIES = tuple(FAMILY_RECIPES)
 
 
@@ -56,6 +64,12 @@ class DeckSpec:
     texture: float = 6.0
     corner: int = 8
     aspect: float = F.FACE_H / F.FACE_W  # the card's length : width (the face is drawn at the renderer's, then fitted)
+    # drawn for the assorted family only (the other families' decks keep these defaults, and their seeds their files)
+    ornament: str = "none"  # under the suit in the head: ORNAMENTS
+    band: str = "none"  # between the head and the field: BANDS
+    num_scale: float = 1.0  # the numeral's size against the family's
+    num_red: bool = False  # the numeral printed in red ink
+    figure: str = "figure"  # field "figures": what each count mark is (figure | lantern | ring | star)
 
     def to_dict(self) -> dict:
         return asdict(self) | {"deck": True}
@@ -73,7 +87,7 @@ def random_deck(rng: random.Random, family: str, holdout_fonts: bool = False) ->
     paper_base = rng.choice([(225, 240, 246), (190, 225, 240), (205, 215, 220), (200, 236, 245), (175, 215, 235)])
     ink = rng.choice([(20, 20, 20), (25, 25, 110), (90, 40, 30), (10, 30, 10)])
     red = (rng.randint(20, 70), rng.randint(20, 60), rng.randint(150, 230))
-    return DeckSpec(
+    spec = DeckSpec(
         family=family, font=rng.choice(HOLDOUT_FONTS if holdout_fonts else TRAIN_FONTS), head=rng.choice(r["heads"]),
         numeral=rng.choice(r["numerals"]), suit_chars={s: rng.choice(c) for s, c in SUIT_CHARS.items()},
         field_kind=rng.choice(r["fields"]), head_frac=rng.uniform(0.16, 0.28), frame=rng.choice(r["frames"]),
@@ -82,6 +96,12 @@ def random_deck(rng: random.Random, family: str, holdout_fonts: bool = False) ->
         coin=rng.choice(["square", "round", "filled", "ring"]), string=rng.choice(["chain", "bars"]),
         red_suit=rng.choice("tbw"), misreg=(rng.randint(-3, 3), rng.randint(-3, 3)), wear=rng.uniform(0, 0.9),
         texture=rng.uniform(2, 12), corner=rng.randint(3, 14), aspect=rng.uniform(4.0, 5.5))
+    if family != "assorted":
+        return spec
+    return replace(spec, ornament=rng.choice(ORNAMENTS), band=rng.choice(BANDS), num_scale=rng.uniform(0.75, 1.15),
+                   num_red=rng.random() < 0.25, figure=rng.choice(("figure", "lantern", "ring", "star")),
+                   coin=rng.choice(["square", "round", "filled", "ring", "rosette"]),
+                   string=rng.choice(["chain", "bars", "rope", "beads"]))
 
 
 def _head_text(code: str, spec: DeckSpec) -> tuple[str, str]:
@@ -112,13 +132,41 @@ def _head(code: str, spec: DeckSpec, w: int, h: int) -> F._Canvas:
             cut.text((w / 2, h * 0.74), bottom, size, spec.font)
         c.red.paste(0, mask=cut.ink)
         return c
-    c.text((w / 2, h * (0.27 if bottom else 0.5)), top, size, spec.font, stroke=max(0, spec.stroke - 2))
+    squeeze = 0.82 if spec.ornament != "none" and bottom else 1.0  # room for the ornament under the suit
+    c.text((w / 2, h * (0.27 * squeeze if bottom else 0.5)), top, int(size * spec.num_scale), spec.font,
+           red=spec.num_red, stroke=max(0, spec.stroke - 2))
     if bottom:
         if spec.head == "dot":
             r = max(2, w // 18)
-            c.layer(True).ellipse([w / 2 - r, h * 0.52 - r, w / 2 + r, h * 0.52 + r], fill=255)
-        c.text((w / 2, h * 0.78), bottom, int(size * 0.9), spec.font, red=red_suit)
+            c.layer(True).ellipse([w / 2 - r, h * 0.52 * squeeze - r, w / 2 + r, h * 0.52 * squeeze + r], fill=255)
+        c.text((w / 2, h * 0.78 * squeeze), bottom, int(size * 0.9 * squeeze), spec.font, red=red_suit)
+    _ornament(c, spec, w, h)
     return c
+
+
+def _ornament(c: F._Canvas, spec: DeckSpec, w: int, h: int) -> None:
+    """What some printers put under the suit (a red rosette, dot, diamond or bar) and between the head and the field
+    (a rule, a double rule, a rule with a red diamond): the same on every card of a deck, so it says nothing."""
+    red, ink = c.layer(True), c.layer(False)
+    cx, cy, r = w / 2, h * 0.9, max(2.0, min(w, h) * 0.07)
+    if spec.ornament == "rosette":
+        for k in range(6):
+            a = math.pi * k / 3
+            red.ellipse([cx + math.cos(a) * r - r / 2, cy + math.sin(a) * r - r / 2,
+                         cx + math.cos(a) * r + r / 2, cy + math.sin(a) * r + r / 2], fill=255)
+    elif spec.ornament == "dot":
+        red.ellipse([cx - r, cy - r, cx + r, cy + r], fill=255)
+    elif spec.ornament == "diamond":
+        red.polygon([(cx, cy - r * 1.3), (cx + r, cy), (cx, cy + r * 1.3), (cx - r, cy)], fill=255)
+    elif spec.ornament == "bar":
+        red.rectangle([cx - w * 0.25, cy - r / 2, cx + w * 0.25, cy + r / 2], fill=255)
+    if spec.band != "none":
+        y = h - 2
+        ink.line([0, y, w, y], fill=255, width=max(1, spec.stroke - 1))
+        if spec.band == "double":
+            ink.line([0, y - 4, w, y - 4], fill=255, width=1)
+        elif spec.band == "diamond":
+            red.polygon([(cx, y - 4), (cx + 4, y), (cx, y + 4), (cx - 4, y)], fill=255)
 
 
 def _field(c: F._Canvas, code: str, spec: DeckSpec, x0: float, y0: float, x1: float, y1: float) -> None:
@@ -132,8 +180,40 @@ def _field(c: F._Canvas, code: str, spec: DeckSpec, x0: float, y0: float, x1: fl
         c.text((cx, y0 + fh * 0.3), spec.suit_chars[suit], int(fw * 0.8), spec.font, red=suit == spec.red_suit)
         F._dice(c, cx, y0 + fh * 0.72, n, min(fw * 0.8, fh * 0.35), max(2, int(fw / 14)), red=n in (1, 5, 9))
         return
+    if spec.field_kind == "figures":  # the count as that many small figures (lanterns, rings, stars) in a column
+        _figures(c, n, suit, spec, x0, y0, x1, y1)
+        return
     for y in (y0 + fh * 0.25, y0 + fh * 0.75):  # pips: the count as dice, twice, for every suit
         F._dice(c, cx, y, n, min(fw * 0.85, fh * 0.4), max(2, int(fw / 13)), red=suit == spec.red_suit)
+
+
+def _figures(c: F._Canvas, n: int, suit: str, spec: DeckSpec, x0: float, y0: float, x1: float, y1: float) -> None:
+    """n marks in up to two columns, point-symmetric; each a small drawing of the deck's ``figure`` kind, a suit's
+    own mark inked red on one suit. A printer's way of showing the count without the renderer's strings or coins."""
+    slots = F._layout(n, 2 if n > 3 else 1)
+    rows = max(r for r, _ in slots) + 1
+    fw, fh = x1 - x0, y1 - y0
+    r = min(fw / 4.6 if n > 3 else fw / 3, fh / (2.4 * rows))
+    red = suit == spec.red_suit
+    d = c.layer(red)
+    lw = max(1, spec.stroke)
+    for row, col in slots:
+        cy = y0 + fh * (row + 0.5) / rows
+        cx = (x0 + x1) / 2 if col < 0 or n <= 3 else x0 + fw * (0.27 + 0.46 * col)
+        if spec.figure == "lantern":
+            d.ellipse([cx - r * 0.8, cy - r, cx + r * 0.8, cy + r], outline=255, width=lw)
+            d.line([cx - r * 0.5, cy - r, cx + r * 0.5, cy - r], fill=255, width=lw + 1)
+            d.line([cx - r * 0.5, cy + r, cx + r * 0.5, cy + r], fill=255, width=lw + 1)
+        elif spec.figure == "ring":
+            d.ellipse([cx - r, cy - r, cx + r, cy + r], outline=255, width=lw + 1)
+            d.ellipse([cx - r * 0.3, cy - r * 0.3, cx + r * 0.3, cy + r * 0.3], fill=255)
+        elif spec.figure == "star":
+            pts = [(cx + math.cos(math.pi * k / 5 - math.pi / 2) * (r if k % 2 == 0 else r * 0.45),
+                    cy + math.sin(math.pi * k / 5 - math.pi / 2) * (r if k % 2 == 0 else r * 0.45)) for k in range(10)]
+            d.polygon(pts, fill=255)
+        else:  # a little figure: head, body
+            d.ellipse([cx - r * 0.35, cy - r, cx + r * 0.35, cy - r * 0.3], fill=255)
+            d.polygon([(cx - r * 0.7, cy + r), (cx + r * 0.7, cy + r), (cx, cy - r * 0.3)], outline=255, fill=255)
 
 
 def render_deck_face(code: str, spec: DeckSpec, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:

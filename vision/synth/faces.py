@@ -179,6 +179,11 @@ def _coin(c: _Canvas, cx, cy, r, style: Style, red=False):
     else:
         h = r * 0.3
         d.ellipse([cx - h, cy - h, cx + h, cy + h], outline=255, width=w)
+    if style.coin == "rosette":  # petals inside the rim (deck families' "assorted" prints them)
+        for k in range(6):
+            a = math.pi * k / 3
+            px, py = cx + math.cos(a) * r * 0.55, cy + math.sin(a) * r * 0.55
+            d.ellipse([px - r * 0.2, py - r * 0.2, px + r * 0.2, py + r * 0.2], fill=255)
 
 
 def _string(c: _Canvas, x, y0, y1, style: Style, red=False):
@@ -191,6 +196,18 @@ def _string(c: _Canvas, x, y0, y1, style: Style, red=False):
         while y < y1 - 2:
             d.line([x - 4, y, x + 4, y], fill=255, width=w)
             y += step
+    elif style.string == "rope":  # a twisted rope: a zigzag down the string
+        pts, y, k = [], y0, 0
+        while y <= y1:
+            pts.append((x + (3 if k % 2 else -3), y))
+            y += 5
+            k += 1
+        d.line(pts, fill=255, width=w + 1)
+    elif style.string == "beads":  # filled beads
+        y = y0 + 3
+        while y < y1 - 3:
+            d.ellipse([x - 3, y - 3, x + 3, y + 3], fill=255)
+            y += 8
     else:
         r = 4
         y = y0 + r

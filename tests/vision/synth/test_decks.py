@@ -29,6 +29,11 @@ def test_decks_of_a_family_differ_and_families_differ_in_structure():
     assert len({(s.font, s.numeral, tuple(s.suit_chars.values()), s.field_kind) for s in specs}) > 1
     heads = {f: {random_deck(random.Random(k), f).head for k in range(20)} for f in DECK_FAMILIES}
     assert heads["boxed"] == {"boxed"} and heads["sideways"] == {"side"} and heads["woodblock"] == {"stacked"}
+    assert "side" not in heads["assorted"]  # sideways stays the family no network is taught
+    assorted = [random_deck(random.Random(k), "assorted") for k in range(30)]
+    assert {s.ornament for s in assorted} > {"none"} and {s.band for s in assorted} > {"none"}
+    assert {s.field_kind for s in assorted} >= {"figures", "pips"} and {s.string for s in assorted} >= {"rope", "beads"}
+    assert all(s.ornament == "none" and s.band == "none" for s in specs)  # the other families are drawn as before
     with pytest.raises(ValueError, match="Unknown deck family"):
         random_deck(rng, "nowhere")
 
