@@ -133,7 +133,7 @@ def fit(train: str | Path, val: str | Path, out: str | Path, epochs: int = 8, ba
     import torch
     from tqdm import tqdm
 
-    from vision.train.recover_train import epoch_done, finished, resumed
+    from vision.train.recover_train import epoch_done, finished, resumed, step
 
     torch.manual_seed(0)
     rng = np.random.default_rng(0)
@@ -158,11 +158,7 @@ def fit(train: str | Path, val: str | Path, out: str | Path, epochs: int = 8, ba
             y = torch.from_numpy(target[i])
             # the thresholds lie at low probabilities: errors there weigh as much as anywhere (squared logit gap)
             loss = ((net(x, torch.from_numpy(d["extra"][i])) - y) ** 2).mean()
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            sched.step()
-            total += loss.item()
+            total += step(loss, opt, sched)
         row = {"epoch": epoch + 1, "loss": round(total / steps, 4), "seconds": round(time.time() - t)}
         row |= agreement(_predict(net, dv), np.clip(dv["logits"], -LOGIT_CLIP, LOGIT_CLIP))
         epoch_done(row, history, net, opt, sched, rng, epoch, out, progress)

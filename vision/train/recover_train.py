@@ -191,15 +191,20 @@ def fit(train: list[str | Path], val: list[str | Path], out: str | Path, epochs:
                 x = x.flip(2)
             x[:, :3] = (x[:, :3] * (1 + 0.25 * (torch.rand(len(i), 1, 1, 1) - 0.5))).clamp(0, 1)
             loss = loss_f(net(x, torch.from_numpy(d["extra"][i])), torch.from_numpy(d["labels"][i]))
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            sched.step()
-            total += loss.item()
+            total += step(loss, opt, sched)
         row = {"epoch": epoch + 1, "loss": round(total / steps, 4), "seconds": round(time.time() - t)}
         row |= figures(predict(net, dv["views"], dv["extra"]), dv["labels"])
         epoch_done(row, history, net, opt, sched, rng, epoch, out, progress)
     return finished(net, history, out / "recover.onnx")
+
+
+def step(loss, opt, sched) -> float:
+    """One optimizer step of a box net on ``loss`` (and its one-cycle schedule's); the loss, for the epoch's mean."""
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    sched.step()
+    return loss.item()
 
 
 def resumed(out: Path, net, opt, sched, rng: np.random.Generator, other_net: str) -> tuple[int, list[dict[str, Any]]]:

@@ -114,7 +114,7 @@ def fit(train: str | Path, val: str | Path, out: str | Path, epochs: int = 8, ba
     import torch
     from tqdm import tqdm
 
-    from vision.train.recover_train import epoch_done, finished, resumed
+    from vision.train.recover_train import epoch_done, finished, resumed, step
 
     torch.manual_seed(0)
     rng = np.random.default_rng(0)
@@ -147,11 +147,7 @@ def fit(train: str | Path, val: str | Path, out: str | Path, epochs: int = 8, ba
             y[along, 1] *= -1
             y[along, 2] *= -1
             loss = torch.nn.functional.smooth_l1_loss(net(x) / s, y / s, beta=0.5)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            sched.step()
-            total += loss.item()
+            total += step(loss, opt, sched)
         row = {"epoch": epoch + 1, "loss": round(total / steps, 4), "seconds": round(time.time() - t0)}
         row |= figures(predict(net, dv["views"]), dv)
         epoch_done(row, history, net, opt, sched, rng, epoch, out, progress)

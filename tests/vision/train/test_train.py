@@ -24,8 +24,6 @@ def tiny(tmp_path_factory):
 
 def test_training_runs_on_every_core():
     """ultralytics alone would train with one thread less than the cores (one on a 2-core machine)."""
-    import os
-
     import torch
 
     from vision.train.ultra import offline_ultralytics, train_threads
@@ -36,7 +34,7 @@ def test_training_runs_on_every_core():
     before = torch.get_num_threads()
     try:
         select_device("cpu", verbose=False)
-        assert torch.get_num_threads() == train_threads() == len(os.sched_getaffinity(0))
+        assert torch.get_num_threads() == train_threads()
     finally:
         torch.set_num_threads(before)
 
@@ -47,9 +45,9 @@ def test_training_threads_follow_the_cores_it_may_use(monkeypatch):
 
     from vision.train.ultra import train_threads
 
-    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {1})
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {1}, raising=False)  # (not on every platform)
     assert train_threads() == 1
-    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2})
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2}, raising=False)
     assert train_threads() == 3
 
 
