@@ -4,7 +4,11 @@ the table in the tally database, so that the table's later photos are read with 
 from __future__ import annotations
 
 import hashlib
+import os
 import shutil
+import time
+import uuid
+from pathlib import Path
 
 import streamlit as st
 
@@ -63,21 +67,51 @@ def deck_section(lang: str, store: Tally | None, table: str, base: str | None, d
             st.warning(say(n, lang))
         if st.button(t("deck_fit", lang), key="deck_fit", type="primary"):
             folder = store.deck_folder(table)
-            tmp = folder.with_name(folder.name + ".new")
-            shutil.rmtree(tmp, ignore_errors=True)
+            lock = _fit_lock(folder)
+            if lock is None:  # another phone at this table is fitting the deck now
+                st.info(t("deck_busy", lang))
+                return
+            tmp = folder.with_name(f"{folder.name}.new-{uuid.uuid4().hex[:8]}")  # this fit's own, whatever else runs
             try:
                 with st.spinner(t("deck_fitting", lang)):
                     cal = fast_fit(faces, tmp, model_info(base), progress=False)
                 model_info(tmp)  # it loads before the table uses it
             except (ModelError, OSError, ValueError) as e:
                 shutil.rmtree(tmp, ignore_errors=True)
+                lock.unlink(missing_ok=True)
                 st.error(say(e, lang))
                 return
-            shutil.rmtree(folder, ignore_errors=True)
+            old = folder.with_name(f"{folder.name}.old-{uuid.uuid4().hex[:8]}")
+            if folder.exists():
+                folder.rename(old)  # the table's model is never half written: moved aside, then replaced
             tmp.rename(folder)
+            shutil.rmtree(old, ignore_errors=True)
+            lock.unlink(missing_ok=True)
             store.set_deck(table, folder, device)
             st.session_state.deck_done = cal.get("deck_check", {})  # said after the page is drawn again with the deck's model
             st.rerun()
+
+
+FIT_LOCK_STALE_S = 600  # a fit takes about a minute: a lock this old is a page that stopped mid-fit
+
+
+def _fit_lock(folder: Path) -> Path | None:
+    """Take the table's fitting lock (a file beside its deck folder), or None while another phone holds it: two
+    phones fitting one table's deck at once would otherwise both write, and the later silently win."""
+    lock = folder.with_name(folder.name + ".fitting")
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    for _ in range(2):
+        try:
+            os.close(os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+            return lock
+        except FileExistsError:
+            try:
+                if time.time() - lock.stat().st_mtime < FIT_LOCK_STALE_S:
+                    return None
+                lock.unlink()  # stale: taken again on the second try
+            except FileNotFoundError:
+                pass  # let go meanwhile: taken on the second try
+    return None
 
 
 def _named(data: bytes, lang: str):

@@ -328,6 +328,36 @@ def test_a_table_calibrates_its_deck_once_and_every_phone_then_reads_with_it(app
     assert any("试读" in c.value for c in a.caption)  # how the deck reads, said once it is fitted
 
 
+def test_a_second_phone_does_not_fit_the_deck_while_another_is_fitting_it(app_env, monkeypatch):
+    """Two phones at one table pressing 'fit' at once: the second is told, nothing of the first's is overwritten."""
+    import random
+
+    import cv2
+
+    import app.deck_section
+    from app.i18n import t
+    from app.tally import Tally
+    from vision.synth.decks import deck_style
+    from vision.train.calibrate import render_calibration_photo
+
+    fits = []
+    monkeypatch.setattr(app.deck_section, "fast_fit", lambda *a, **k: fits.append(a))
+    img, _ = render_calibration_photo(deck_style(random.Random(3), "boxed"), 3)
+    a = _new()
+    a.sidebar.text_input(key="table_code").set_value("DECK4244").run()
+    uploader = next(u for u in a.get("file_uploader") if u.key == "deck_upload")
+    uploader.set_value(("faces.jpg", cv2.imencode(".jpg", img)[1].tobytes(), "image/jpeg"))
+    a.run()
+    folder = Tally(Path(os.environ["CHANGPAI_DB"])).deck_folder("DECK4244")
+    assert app.deck_section._fit_lock(folder) is not None  # another phone's fit under way
+    a.button(key="deck_fit").click().run()
+    assert not a.exception and not fits and t("deck_busy", "zh") in [i.value for i in a.info]
+    assert Tally(Path(os.environ["CHANGPAI_DB"])).deck("DECK4244") is None
+    lock = folder.with_name(folder.name + ".fitting")
+    os.utime(lock, (0, 0))  # a page that stopped mid-fit long ago: its lock is stale and taken over
+    assert app.deck_section._fit_lock(folder) == lock
+
+
 def test_a_calibration_photo_that_cannot_be_named_says_why_with_the_marked_photo(app_env):
     import numpy as np
 
