@@ -6,12 +6,16 @@ What a photograph cannot show comes from the context (R9); every default taken i
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
+from scoring.cards import EXTRAS
+from scoring.messages import Msg
+from scoring.rulesets import Ruleset, get_ruleset
 from vision.infer.recognize import recognize
-from vision.table.changes import RECOUNT, _group_apart, _groups_in_hand, _other_readings, _recount, _row_in_hand
+from vision.table.changes import OTHER_READING, RECOUNT, _group_apart, _groups_in_hand, _other_readings, _recount, _row_in_hand
 from vision.table.context import PhotoContext, PhotoError, PhotoScore
 from vision.table.hand_score import _rank, score_as_seen
 from vision.table.knobs import TABLE
@@ -24,6 +28,7 @@ def score_recognition(rec: Recognition, ctx: PhotoContext, repair_on: bool = Tru
     left out); reported as repairs (from/to ``none``), and a card left out stays on the photo marked ×. In a legal
     win, equal cards lying a little apart from the hand may be a declared group (_group_apart), repairs on or off;
     with repairs on, it then gets a ``check:`` warning for each other total one change away (_other_readings)."""
+    rec, deck_said = deck_readings(rec, get_ruleset(ctx.ruleset, ctx.options))
     error: PhotoError | None = None
     try:
         ps: PhotoScore | None = score_as_seen(rec, ctx, TABLE.code_changes if repair_on else 0)
@@ -39,6 +44,7 @@ def score_recognition(rec: Recognition, ctx: PhotoContext, repair_on: bool = Tru
     if ps is None:
         raise error  # type: ignore[misc]
     if ps.result is None or not ps.result.is_win:
+        ps.warnings[0:0] = deck_said
         return ps
     # how the cards lie is read the same with repairs off: a group laid a little apart is no card read otherwise
     groups = _groups_in_hand(ps, ctx)
@@ -48,9 +54,40 @@ def score_recognition(rec: Recognition, ctx: PhotoContext, repair_on: bool = Tru
     if repair_on:
         after_repairs = sum(w.startswith(RECOUNT) for w in ps.warnings)
         ps.warnings[after_repairs:after_repairs] = _other_readings(ps, rec, ctx, groups)
+    ps.warnings[0:0] = deck_said  # first: the cards as this deck reads them, before anything else said of them
     return ps
 
 
+
+
+def deck_readings(rec: Recognition, rs: Ruleset) -> tuple[Recognition, list[Msg]]:
+    """The cards read as the deck the table plays with: where the ruleset's deck has no extras (nantong-double, and
+    nantong-single without 喜儿: 30 faces, not the classifier's 35), a card read as 福禄寿禧财 is read as its likeliest
+    other face, its readings' probabilities conditioned on that deck (divided by what the extras did not take). Said
+    for each card as a ``check:``, since a card that looked most like an extra was read with little certainty and an
+    extra may be left in the deck by mistake; a card with no other face among its readings
+    stays as read (and the hand is refused for it, as before)."""
+    if rs.uses_extras:
+        return rec, []
+    said: list[Msg] = []
+
+    def in_deck(c, i: int | None):
+        rest = [(a, p) for a, p in c.alternatives if a not in EXTRAS and a != "none"]
+        if c.code not in EXTRAS or not rest:
+            return c
+        left = max(1e-6, 1 - sum(p for a, p in c.alternatives if a in EXTRAS))
+        alts = [(a, round(min(1.0, p / left), 4)) for a, p in rest]
+        if i is not None:
+            new, p_new = alts[0]
+            said.append(Msg("deck_no_extras", f"{OTHER_READING} card {i + 1} read as {c.code} ({c.confidence:.2f}) is "
+                            f"counted as {new} ({p_new:.2f}): the {rs.name} deck has no 福禄寿禧财; look at that card",
+                            i=i + 1, old=c.code, new=new, p_old=f"{c.confidence:.2f}", p_new=f"{p_new:.2f}", ruleset=rs.name))
+        return replace(c, code=alts[0][0], confidence=alts[0][1], alternatives=alts)
+
+    cards = [in_deck(c, i) for i, c in enumerate(rec.cards)]
+    if not said:
+        return rec, []
+    return replace(rec, cards=cards, spares=[in_deck(c, None) for c in rec.spares]), said
 
 
 def score_photo(image: str | Path | bytes | np.ndarray, ctx: PhotoContext, model: str | Path | None = None,

@@ -71,3 +71,25 @@ def test_a_card_read_as_the_extra_flipped_as_jiang_is_counted_as_another_with_xi
     assert len(said) == 1 and said[0].values["new"] == "shou" and "fu flipped as 将: 1" in said[0]
     assert ps.hand["jiang"] == ["fu"] and "shou" in ps.hand["concealed"]
     assert [i.points for i in ps.result.items if i.key == "xi_er"] == [20]  # one 喜儿 held, doubled by the 喜儿 flip
+
+
+def test_a_card_read_as_an_extra_is_read_as_its_likeliest_face_of_a_deck_without_extras():
+    """nantong-double's deck has no 福禄寿禧财: a 一条 misread as 寿 (寿 0.5, 一条 0.4) made the whole hand 'not in the
+    deck' and no total. It is read as its likeliest face of that deck, probabilities conditioned on the deck, with a
+    note naming the card; where extras are wild (rugao) the reading stays."""
+    hand = "1t 1t 1t 3w 4w 5w 5b 5b 5b 5b 8w 8w 8w qz qz 9b 9b 9b".split()
+    cards = [_card(c, 100 + k * 1.1 * W, 100) for k, c in enumerate(hand)]
+    cards[2] = Card("shou", 0.5, [("shou", 0.5), ("1t", 0.4), ("fu", 0.05), ("3t", 0.05)], cards[2].quad, 0.9)
+    cards += [_card("1b", 100 + k * 1.1 * W, 100 + 2 * H) for k in range(3)]
+    cards += [_card("2t", 100 + 6 * W + k * 1.1 * W, 100 + 2 * H) for k in range(4)]
+    cards += [_card("7t", 100, 100 + 4 * H), _card("6w", 100 + 1.1 * W, 100 + 4 * H)]
+    rec = Recognition(2400, 1200, cards)
+    for repair_on in (False, True):
+        ps = score_recognition(rec, PhotoContext(ruleset="nantong-double", win="8w", self_drawn=True), repair_on=repair_on)
+        said = [w for w in ps.warnings if w.key == "deck_no_extras"]
+        assert ps.result.is_win and "shou" not in ps.hand["concealed"] and not ps.repair.changes
+        assert len(said) == 1 and said[0].values["i"] == 3 and said[0].values["new"] == "1t" and said[0].values["p_new"] == "0.89"
+    true = Recognition(2400, 1200, [_card("1t", *c.quad[0]) if k == 2 else c for k, c in enumerate(cards)])
+    assert ps.result.total == score_recognition(true, PhotoContext(ruleset="nantong-double", win="8w", self_drawn=True)).result.total
+    wild = score_recognition(rec, PhotoContext(ruleset="rugao", win="8w", self_drawn=True))
+    assert not [w for w in wild.warnings if w.key == "deck_no_extras"] and "shou" in wild.hand["concealed"]
