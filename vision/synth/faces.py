@@ -21,6 +21,7 @@ from PIL import Image, ImageDraw
 from scoring.cards import CODES
 from vision.fonts import HOLDOUT_FONTS, TRAIN_FONTS, font
 from vision.infer.imageio import IMAGE_EXTS, load_image
+from vision.synth.marks import _coin, _dice, _figure, _flower, _string  # noqa: F401 (decks.py draws with F._dice)
 
 FACE_W, FACE_H = 96, 448
 
@@ -127,96 +128,6 @@ def _numeral_mark(c: _Canvas, cx: float, cy: float, rank: int, style: Style, siz
     c.text((cx, cy), table[rank - 1], size, style.font, red, stroke=max(0, style.stroke - 2))
 
 
-def _dice(c: _Canvas, cx, cy, n, box, r, red=False):
-    pips = {1: [(0, 0)], 2: [(-1, -1), (1, 1)], 3: [(-1, -1), (0, 0), (1, 1)],
-            4: [(-1, -1), (1, -1), (-1, 1), (1, 1)], 5: [(-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)],
-            6: [(-1, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (1, 1)],
-            7: [(-1, -1), (1, -1), (-1, 0), (0, 0), (1, 0), (-1, 1), (1, 1)],
-            8: [(-1, -1), (0, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (0, 1), (1, 1)],
-            9: [(x, y) for y in (-1, 0, 1) for x in (-1, 0, 1)]}[n]
-    d = c.layer(red)
-    s = box / 3
-    for x, y in pips:
-        px, py = cx + x * s, cy + y * s
-        d.ellipse([px - r, py - r, px + r, py + r], fill=255)
-
-
-def _flower(c: _Canvas, cx, cy, radius, filled: bool, stroke: int):
-    d = c.layer(red=filled)
-    n = 5
-    pr = radius * 0.45
-    for i in range(n):
-        a = 2 * math.pi * i / n - math.pi / 2
-        px, py = cx + math.cos(a) * radius * 0.55, cy + math.sin(a) * radius * 0.55
-        if filled:
-            d.ellipse([px - pr, py - pr, px + pr, py + pr], fill=255)
-        else:
-            d.ellipse([px - pr, py - pr, px + pr, py + pr], outline=255, width=max(1, stroke))
-    ink = c.layer(False)
-    cr = radius * 0.22
-    if filled:
-        ink.ellipse([cx - cr, cy - cr, cx + cr, cy + cr], fill=255)
-    else:
-        ink.ellipse([cx - cr, cy - cr, cx + cr, cy + cr], outline=255, width=max(1, stroke))
-
-
-def _coin(c: _Canvas, cx, cy, r, style: Style, red=False):
-    d = c.layer(red)
-    w = max(1, style.stroke)
-    if style.coin == "filled":
-        d.ellipse([cx - r, cy - r, cx + r, cy + r], fill=255)
-        h = r * 0.35
-        d.rectangle([cx - h, cy - h, cx + h, cy + h], fill=0)
-        return
-    d.ellipse([cx - r, cy - r, cx + r, cy + r], outline=255, width=w + 1)
-    if style.coin in ("square", "ring"):
-        h = r * 0.32
-        if style.coin == "square":
-            d.rectangle([cx - h, cy - h, cx + h, cy + h], outline=255, width=w)
-        else:
-            d.ellipse([cx - r * 0.6, cy - r * 0.6, cx + r * 0.6, cy + r * 0.6], outline=255, width=w)
-            d.rectangle([cx - h * 0.6, cy - h * 0.6, cx + h * 0.6, cy + h * 0.6], fill=255)
-    else:
-        h = r * 0.3
-        d.ellipse([cx - h, cy - h, cx + h, cy + h], outline=255, width=w)
-    if style.coin == "rosette":  # petals inside the rim (deck families' "assorted" prints them)
-        for k in range(6):
-            a = math.pi * k / 3
-            px, py = cx + math.cos(a) * r * 0.55, cy + math.sin(a) * r * 0.55
-            d.ellipse([px - r * 0.2, py - r * 0.2, px + r * 0.2, py + r * 0.2], fill=255)
-
-
-def _string(c: _Canvas, x, y0, y1, style: Style, red=False):
-    d = c.layer(red)
-    w = max(1, style.stroke)
-    if style.string == "bars":
-        d.line([x, y0, x, y1], fill=255, width=w + 1)
-        step = 9
-        y = y0 + 3
-        while y < y1 - 2:
-            d.line([x - 4, y, x + 4, y], fill=255, width=w)
-            y += step
-    elif style.string == "rope":  # a twisted rope: a zigzag down the string
-        pts, y, k = [], y0, 0
-        while y <= y1:
-            pts.append((x + (3 if k % 2 else -3), y))
-            y += 5
-            k += 1
-        d.line(pts, fill=255, width=w + 1)
-    elif style.string == "beads":  # filled beads
-        y = y0 + 3
-        while y < y1 - 3:
-            d.ellipse([x - 3, y - 3, x + 3, y + 3], fill=255)
-            y += 8
-    else:
-        r = 4
-        y = y0 + r
-        while y < y1 - r:
-            d.ellipse([x - r, y - r, x + r, y + r], outline=255, width=w)
-            y += 2 * r + 1
-    d.ellipse([x - 2, y0 - 3, x + 2, y0 + 1], fill=255)
-
-
 def _layout(n: int, cols: int) -> list[tuple[int, int]]:
     """(row, col) slots for n marks in up to `cols` columns, symmetric under 180° rotation."""
     if cols == 1 or n <= 3:
@@ -281,20 +192,6 @@ def _field(c: _Canvas, code: str, style: Style, x0, y0, x1, y1):
         sub = _Canvas(int(fw), int(fh / 2))
         sub.text((fw / 2, fh / 2 - fh * 0.3), ch, int(fw * 0.75), style.font, red=True)
         _paste_rot(c, sub, int(x0), int(cy))
-
-
-def _figure(c: _Canvas, cx, bottom, style: Style):
-    """A folk-tale figure seen to the waist: head, hat, robe; ink with red sash."""
-    d = c.layer(False)
-    w = max(1, style.stroke)
-    h = c.h
-    hr = c.w * 0.12
-    hy = bottom - h * 0.42
-    d.ellipse([cx - hr, hy - hr, cx + hr, hy + hr], outline=255, width=w)
-    d.polygon([(cx - hr * 1.3, hy - hr * 0.6), (cx + hr * 1.3, hy - hr * 0.6), (cx, hy - hr * 2.0)], outline=255, fill=255)
-    d.polygon([(cx - c.w * 0.38, bottom), (cx + c.w * 0.38, bottom), (cx + hr * 1.2, hy + hr), (cx - hr * 1.2, hy + hr)],
-              outline=255, width=w)
-    c.layer(True).line([cx - c.w * 0.3, bottom - h * 0.2, cx + c.w * 0.3, bottom - h * 0.26], fill=255, width=w + 2)
 
 
 def _paste_double(dst: _Canvas, src: _Canvas, x0: int, y0: int, half: int):
