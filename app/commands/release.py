@@ -12,7 +12,7 @@ from .evaluate import parse_settings
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("base", help="the model folder released from (e.g. models/changpai-v20)")
+    p.add_argument("base", help="the model folder released from (e.g. models/changpai-v21)")
     p.add_argument("--name", required=True, help="the new model's name: models/NAME")
     p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", required=True,
                    help="a threshold changed (repeatable): " + ", ".join(SETTINGS) + ", e.g. settle=0.5")
