@@ -9,7 +9,9 @@ from ..cli import UserError
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", default="docs/preview", help="folder for faces.jpg and scenes.jpg")
-    p.add_argument("--styles", default="classic,bold,fine,folk,holdout", help="deck style families, comma-separated (default: all five)")
+    p.add_argument("--styles", default="classic,bold,fine,folk,holdout",
+                   help="deck style families, comma-separated (default: the renderer's own five; deck families too, "
+                        "e.g. woodblock,assorted)")
     p.add_argument("--seed", type=int, default=0, help="seed of the decks and scenes (default 0)")
     p.add_argument("--faces", help="folder of your own deck's faces: FACES/<code>/*.jpg")
     p.add_argument("--scenes", type=int, default=12, help="scenes on the scenes sheet (default 12)")
