@@ -73,20 +73,21 @@ def deck_section(lang: str, store: Tally | None, table: str, base: str | None, d
                 return
             tmp = folder.with_name(f"{folder.name}.new-{uuid.uuid4().hex[:8]}")  # this fit's own, whatever else runs
             try:
-                with st.spinner(t("deck_fitting", lang)):
-                    cal = fast_fit(faces, tmp, model_info(base), progress=False)
-                model_info(tmp)  # it loads before the table uses it
-            except (ModelError, OSError, ValueError) as e:
-                shutil.rmtree(tmp, ignore_errors=True)
-                lock.unlink(missing_ok=True)
-                st.error(say(e, lang))
-                return
-            old = folder.with_name(f"{folder.name}.old-{uuid.uuid4().hex[:8]}")
-            if folder.exists():
-                folder.rename(old)  # the table's model is never half written: moved aside, then replaced
-            tmp.rename(folder)
-            shutil.rmtree(old, ignore_errors=True)
-            lock.unlink(missing_ok=True)
+                try:
+                    with st.spinner(t("deck_fitting", lang)):
+                        cal = fast_fit(faces, tmp, model_info(base), progress=False)
+                    model_info(tmp)  # it loads before the table uses it
+                except (ModelError, OSError, ValueError) as e:
+                    shutil.rmtree(tmp, ignore_errors=True)
+                    st.error(say(e, lang))
+                    return
+                old = folder.with_name(f"{folder.name}.old-{uuid.uuid4().hex[:8]}")
+                if folder.exists():
+                    folder.rename(old)  # the table's model is never half written: moved aside, then replaced
+                tmp.rename(folder)
+                shutil.rmtree(old, ignore_errors=True)
+            finally:
+                lock.unlink(missing_ok=True)  # however the fit ended
             store.set_deck(table, folder, device)
             st.session_state.deck_done = cal.get("deck_check", {})  # said after the page is drawn again with the deck's model
             st.rerun()

@@ -18,6 +18,7 @@ import numpy as np
 
 from vision.fonts import HOLDOUT_FONTS, TRAIN_FONTS
 from vision.synth import faces as F
+from vision.synth.marks import _dice
 
 NUMERALS = {"zh": F.NUM_ZH, "upper": F.NUM_UPPER, "arabic": "123456789"}
 SUIT_CHARS = {"t": ("条", "條", "索"), "b": ("丙", "饼", "筒"), "w": ("万", "萬")}
@@ -178,13 +179,13 @@ def _field(c: F._Canvas, code: str, spec: DeckSpec, x0: float, y0: float, x1: fl
     cx = (x0 + x1) / 2
     if spec.field_kind == "character":
         c.text((cx, y0 + fh * 0.3), spec.suit_chars[suit], int(fw * 0.8), spec.font, red=suit == spec.red_suit)
-        F._dice(c, cx, y0 + fh * 0.72, n, min(fw * 0.8, fh * 0.35), max(2, int(fw / 14)), red=n in (1, 5, 9))
+        _dice(c, cx, y0 + fh * 0.72, n, min(fw * 0.8, fh * 0.35), max(2, int(fw / 14)), red=n in (1, 5, 9))
         return
     if spec.field_kind == "figures":  # the count as that many small figures (lanterns, rings, stars) in a column
         _figures(c, n, suit, spec, x0, y0, x1, y1)
         return
     for y in (y0 + fh * 0.25, y0 + fh * 0.75):  # pips: the count as dice, twice, for every suit
-        F._dice(c, cx, y, n, min(fw * 0.85, fh * 0.4), max(2, int(fw / 13)), red=suit == spec.red_suit)
+        _dice(c, cx, y, n, min(fw * 0.85, fh * 0.4), max(2, int(fw / 13)), red=suit == spec.red_suit)
 
 
 def _figures(c: F._Canvas, n: int, suit: str, spec: DeckSpec, x0: float, y0: float, x1: float, y1: float) -> None:

@@ -21,7 +21,7 @@ from PIL import Image, ImageDraw
 from scoring.cards import CODES
 from vision.fonts import HOLDOUT_FONTS, TRAIN_FONTS, font
 from vision.infer.imageio import IMAGE_EXTS, load_image
-from vision.synth.marks import _coin, _dice, _figure, _flower, _string  # noqa: F401 (decks.py draws with F._dice)
+from vision.synth.marks import _coin, _dice, _figure, _flower, _string
 
 FACE_W, FACE_H = 96, 448
 

@@ -65,8 +65,8 @@ def deck_readings(rec: Recognition, rs: Ruleset) -> tuple[Recognition, list[Msg]
     nantong-single without 喜儿: 30 faces, not the classifier's 35), a card read as 福禄寿禧财 is read as its likeliest
     other face, its readings' probabilities conditioned on that deck (divided by what the extras did not take). Said
     for each card as a ``check:``, since a card that looked most like an extra was read with little certainty and an
-    extra may be left in the deck by mistake; a card with no other face among its readings
-    stays as read (and the hand is refused for it, as before)."""
+    extra may be left in the deck by mistake; a card with no other face among its readings stays as read (and the hand
+    is refused for it, as before)."""
     if rs.uses_extras:
         return rec, []
     said: list[Msg] = []
