@@ -85,9 +85,10 @@ def deck_readings(rec: Recognition, rs: Ruleset) -> tuple[Recognition, list[Msg]
         return replace(c, code=alts[0][0], confidence=alts[0][1], alternatives=alts)
 
     cards = [in_deck(c, i) for i, c in enumerate(rec.cards)]
-    if not said:
+    spares = [in_deck(c, None) for c in rec.spares]  # a repair may add one: it is read by the same deck
+    if not said and all(a is b for a, b in zip(spares, rec.spares, strict=True)):
         return rec, []
-    return replace(rec, cards=cards, spares=[in_deck(c, None) for c in rec.spares]), said
+    return replace(rec, cards=cards, spares=spares), said
 
 
 def score_photo(image: str | Path | bytes | np.ndarray, ctx: PhotoContext, model: str | Path | None = None,

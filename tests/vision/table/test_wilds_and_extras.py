@@ -93,3 +93,16 @@ def test_a_card_read_as_an_extra_is_read_as_its_likeliest_face_of_a_deck_without
     assert ps.result.total == score_recognition(true, PhotoContext(ruleset="nantong-double", win="8w", self_drawn=True)).result.total
     wild = score_recognition(rec, PhotoContext(ruleset="rugao", win="8w", self_drawn=True))
     assert not [w for w in wild.warnings if w.key == "deck_no_extras"] and "shou" in wild.hand["concealed"]
+
+
+def test_a_spare_read_as_an_extra_is_read_by_the_deck_too():
+    """A box the detector left out (a spare, which a repair may add) read as 寿 in nantong-double is read as its
+    likeliest face of that deck, as the kept cards are, though no kept card was an extra."""
+    from scoring.rulesets import get_ruleset
+    from vision.table.pipeline import deck_readings
+
+    spare = Card("shou", 0.6, [("shou", 0.6), ("1t", 0.3)], _card("1t", 0, 0).quad, 0.2)
+    rec = Recognition(2400, 1200, [_card("2t", 0, 0)], spares=[spare])
+    out, said = deck_readings(rec, get_ruleset("nantong-double"))
+    assert not said and out.cards == rec.cards and out.spares[0].code == "1t" and out.spares[0].confidence == 0.75
+    assert deck_readings(rec, get_ruleset("rugao")) == (rec, [])
