@@ -244,6 +244,29 @@ def test_the_wrong_cards_are_told_apart_misread_missed_and_extra():
     assert tally.report()["true_corners"] == {"classification_accuracy": round(2 / 3, 4), "mended": 2, "broken": 1}
 
 
+def test_cards_are_also_counted_by_the_share_of_them_showing():
+    """CardTally.report's by_showing: recall and codes right per band of the true card's visible share, so half-covered
+    cards (tight stairs and fans) are seen apart from whole ones; the text report prints the bands."""
+    from vision.eval.evaluate import CardTally, format_report
+    from vision.types import Card
+
+    def quad(x):
+        return [[x, 0], [x + 30, 0], [x + 30, 90], [x, 90]]
+
+    shown = [0.25, 0.28, 0.45, 1.0, 1.0]  # two in 0.2-0.3, one in 0.4-0.5, two whole
+    gt = {"image": "a.jpg", "cards": [{"code": "1t", "quad": quad(40 * k), "visible": v} for k, v in enumerate(shown)]}
+    cards = [Card("1t", 0.9, [("1t", 0.9)], quad(0)),  # the 0.25 card read right; the 0.28 one missed
+             Card("2t", 0.6, [("2t", 0.6)], quad(80)),  # the 0.45 one misread
+             Card("1t", 0.9, [("1t", 0.9)], quad(120)), Card("1t", 0.9, [("1t", 0.9)], quad(160))]
+    tally = CardTally()
+    tally.add(gt, cards)
+    rows = tally.report()["by_showing"]
+    assert [(r["showing"], r["cards"], r["recall"], r["classification_accuracy"]) for r in rows] == [
+        ([0.2, 0.3], 2, 0.5, 1.0), ([0.4, 0.5], 1, 1.0, 0.0), ([0.7, 1.0], 2, 1.0, 1.0)]
+    text = format_report(tally.report() | {"images": 1, "latency_ms": {"p50": 1, "p90": 1, "p99": 1}})
+    assert "0.2–0.3: recall 50.0 %, codes 100.0 % (2)" in text
+
+
 def test_eval_hands_truth_scores_the_true_cards_with_no_model(tmp_path, capsys, monkeypatch):
     """--truth: each photo scored from its own ground-truth cards, no network at all (the arrangement and the scoring
     alone); it takes no model, thresholds or kept recognitions, and is for --hands only."""
