@@ -19,6 +19,7 @@ COMMANDS = {
     "eval": ("evaluate", "evaluate the recognizer on a synthetic test set"),
     "label": ("label", "auto-label a folder of card photos for review and training"),
     "calibrate": ("calibrate", "fit the recognizer to your own deck from a photo of its faces"),
+    "measure": ("measure", "every eval behind the README's table for one model, and their figures in one table"),
     "compare": ("compare", "compare two eval reports of the same photos, photo by photo (McNemar's test)"),
     "eval-calibration": ("eval_calibration", "measure calibration on a deck style the model never saw"),
     "mix": ("mix", "a detector training list drawn from several synth folders (fans and stairs, some rows, loose scenes)"),

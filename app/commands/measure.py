@@ -1,0 +1,92 @@
+"""`changpai measure --model M --tag T`: every eval behind the README's table (vision.eval.suite), its reports
+written as OUT/<entry>_<tag>.json and .txt, then their headline figures in one table (and OUT/measure_<tag>.json)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from ..cli import UserError
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--model", help="model folder (default: the released one)")
+    p.add_argument("--tag", required=True, help="the reports' suffix, e.g. v22")
+    p.add_argument("--out", default="docs/eval/avx2", help="folder of the reports (default docs/eval/avx2)")
+    p.add_argument("--only", action="append", metavar="NAME", help="only this entry or group (foreign, families, tight, "
+                   "own; repeatable)")
+    p.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
+                   help="evals run at once, each held to its own core where there are enough (default 2)")
+    p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="as `changpai eval --set`")
+    p.add_argument("--skip-missing", action="store_true", help="measure what is here; without it, photos not on this "
+                   "machine stop the run with the commands that render them")
+    p.add_argument("--summary", action="store_true", help="only print the table of the reports already written for --tag")
+
+
+def run(args: argparse.Namespace) -> int:
+    from vision.eval.suite import format_summary, missing, read_summaries, select
+
+    try:
+        entries = select(args.only)
+    except ValueError as e:
+        raise UserError(str(e)) from None
+    out = Path(args.out)
+    if not args.summary:
+        if args.jobs < 1:
+            raise UserError("--jobs must be at least 1.")
+        gone = missing(entries)
+        if gone and not args.skip_missing:
+            raise UserError(f"{len(gone)} photo folder(s) are not here ({', '.join(e.photos for e in gone)}); render the "
+                            f"project's own with: " + "; ".join(e.make for e in gone if e.make) + " (or pass --skip-missing).")
+        entries = [e for e in entries if e not in gone]
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise UserError(f"Cannot write the reports to {out} ({e.strerror}).") from None
+        failed = _run_all(entries, args, out)
+        if failed:
+            print("changpai: these evals failed (their .txt says why): " + ", ".join(failed), file=sys.stderr)
+    rows = read_summaries(entries, out, args.tag)
+    if not rows:
+        raise UserError(f"No reports for --tag {args.tag} in {out}.")
+    print(format_summary(rows))
+    summary_file = out / f"measure_{args.tag}.json"
+    summary_file.write_text(json.dumps({"model": args.model, "settings": args.set, "reports": {e.name: s for e, s in rows}},
+                                       indent=1, ensure_ascii=False))
+    print(f"summary: {summary_file}")
+    return 0 if args.summary or not failed else 1
+
+
+def _run_all(entries, args: argparse.Namespace, out: Path) -> list[str]:
+    """Each entry's eval as a subprocess, ``args.jobs`` at once (worker k on core k when there are enough cores);
+    the names of those that failed."""
+    from tqdm import tqdm
+
+    cores = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+    pin = len(cores) >= args.jobs > 1
+    slots = list(range(args.jobs))
+    failed: list[str] = []
+
+    def one(e) -> None:
+        slot = slots.pop()
+        try:
+            cmd = [sys.executable, "-m", "app.cli", "eval", e.photos, *e.args, "--json", str(out / f"{e.name}_{args.tag}.json")]
+            cmd += ["--model", args.model] if args.model else []
+            cmd += [a for s in args.set for a in ("--set", s)]
+            with open(out / f"{e.name}_{args.tag}.txt", "w") as log:
+                pre = (lambda: os.sched_setaffinity(0, {cores[slot]})) if pin else None
+                done = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT, preexec_fn=pre,
+                                      env=os.environ | {"TQDM_DISABLE": "1"})  # the report, not its progress
+            if done.returncode:
+                failed.append(e.name)
+        finally:
+            slots.append(slot)
+
+    with ThreadPoolExecutor(args.jobs) as pool:
+        list(tqdm(pool.map(one, entries), total=len(entries), desc="measure", unit="eval"))
+    return failed

@@ -1,0 +1,51 @@
+"""`changpai measure`: the README table's evals run as one suite, their reports and one summary table."""
+
+from __future__ import annotations
+
+import json
+
+from app.cli import main
+from tests.conftest import requires_model
+from tests.vision.eval.test_evaluate import _render
+from vision.eval import suite
+
+
+def test_the_suite_names_its_entries_groups_and_how_to_render_its_photos():
+    names = [e.name for e in suite.SUITE]
+    assert names[:2] == ["foreign_scenes", "foreign_hands"] and len(set(names)) == len(names)
+    assert [e.name for e in suite.select(groups=["tight"])] == [f"tight_{f}" for f in suite.TIGHT]
+    assert {e.name for e in suite.select(["test_hands", "foreign"])} == {"test_hands", "foreign_scenes", "foreign_hands"}
+    tight_own = next(e for e in suite.SUITE if e.name == "tight_own")
+    assert "--seed 9517" in tight_own.make and "--styles" not in tight_own.make and "--least-show 0.22" in tight_own.make
+    assert all(e.make.startswith("changpai synth --out " + e.photos + " ") for e in suite.SUITE if e.group != "foreign")
+
+
+def test_measure_says_which_photos_are_missing_and_how_to_render_them(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(suite, "SUITE", (suite.Entry("a", str(tmp_path / "nowhere"), make="changpai synth --out X"),))
+    assert main(["measure", "--tag", "t", "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert "nowhere" in err and "changpai synth --out X" in err and "--skip-missing" in err
+    assert main(["measure", "--tag", "t", "--only", "zzz"]) == 2
+    assert "not in the suite" in capsys.readouterr().err
+    assert main(["measure", "--tag", "t", "--out", str(tmp_path / "o"), "--skip-missing"]) == 2  # nothing measured
+    assert "No reports" in capsys.readouterr().err
+
+
+@requires_model
+def test_measure_runs_each_eval_and_tables_their_figures(tmp_path, capsys, monkeypatch):
+    d = _render(tmp_path / "det", "detect", 2)
+    h = _render(tmp_path / "hands", "hands", 2)
+    monkeypatch.setattr(suite, "SUITE", (suite.Entry("loose", str(d)), suite.Entry("hands", str(h), ("--hands",)),
+                                         suite.Entry("gone", str(tmp_path / "nowhere"))))
+    out = tmp_path / "reports"
+    assert main(["measure", "--tag", "x", "--out", str(out), "--skip-missing", "--jobs", "2"]) == 0
+    printed = capsys.readouterr().out
+    loose = json.loads((out / "loose_x.json").read_text())
+    assert loose["images"] == 2 and "card recall" in (out / "loose_x.txt").read_text()
+    summary = json.loads((out / "measure_x.json").read_text())["reports"]
+    assert set(summary) == {"loose", "hands"}
+    assert summary["loose"]["recall"] == loose["recall"] and summary["hands"]["with_repair"] == json.loads(
+        (out / "hands_x.json").read_text())["exact_with_repair"]
+    assert "loose" in printed and "hands right with repair" in printed
+    assert main(["measure", "--tag", "x", "--out", str(out), "--summary"]) == 0  # the table again, nothing run
+    assert "hands right with repair" in capsys.readouterr().out

@@ -1,0 +1,102 @@
+"""The measuring suite of a release: every `changpai eval` behind the README's "How well it works" table, in one
+place, so a model is measured the same way each time (`changpai measure`). Each entry names its photos, the eval's
+arguments, and the command that makes the photos when they are the project's own (rendered, never kept in git)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+FOREIGN = Path("../shared/foreign-deck")
+FAMILIES = ("woodblock", "dotted", "boxed", "sideways", "formal", "assorted")  # seeds 9501-9506, in this order
+TIGHT = ("woodblock", "dotted", "boxed", "formal", "assorted", "sideways", "own")  # seeds 9511-9517, in this order
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One eval of the suite: reports ``<name>_<tag>.json`` and ``.txt``."""
+
+    name: str
+    photos: str  # the folder `changpai eval` reads
+    args: tuple[str, ...] = ()  # more arguments of `changpai eval`
+    make: str = ""  # the `changpai synth` command that renders the photos ("": they come from outside the project)
+    group: str = "own"  # foreign, families, tight, own
+
+    @property
+    def hands(self) -> bool:
+        return "--hands" in self.args
+
+
+def _synth(out: str, seed: int, n: int, kind: str, more: str = "") -> str:
+    return f"changpai synth --out {out} --n {n} --seed {seed} --kind {kind}{more} --val-frac 0"
+
+
+SUITE: tuple[Entry, ...] = (
+    Entry("foreign_scenes", str(FOREIGN / "scenes"), group="foreign"),
+    Entry("foreign_hands", str(FOREIGN / "hands"), ("--hands", "--context-jiang"), group="foreign"),
+    *(Entry(f"family_{f}", f"data/test/family_{f}", make=_synth(f"data/test/family_{f}", 9501 + i, 40, "detect", f" --styles {f}"),
+            group="families") for i, f in enumerate(FAMILIES)),
+    *(Entry(f"tight_{f}", f"data/test/tight_{f}",
+            make=_synth(f"data/test/tight_{f}", 9511 + i, 40, "detect",
+                        ("" if f == "own" else f" --styles {f}") + " --tables all --least-show 0.22"), group="tight")
+      for i, f in enumerate(TIGHT)),
+    Entry("test_detect", "data/test/detect", make=_synth("data/test/detect", 9001, 200, "detect")),
+    Entry("test_holdout", "data/test/holdout", make=_synth("data/test/holdout", 9003, 100, "detect", " --styles holdout")),
+    Entry("test_hands", "data/test/hands", ("--hands",), make=_synth("data/test/hands", 9002, 200, "hands")),
+    Entry("test_12mp", "data/test/12mp", ("--repeat", "5"), make=_synth("data/test/12mp", 9004, 12, "hands", " --size 4000x3000")),
+)
+
+
+def select(names: list[str] | None = None, groups: list[str] | None = None) -> list[Entry]:
+    """The suite's entries, all or those named (by name or by group); ValueError naming what is none of them."""
+    if not names and not groups:
+        return list(SUITE)
+    known = {e.name for e in SUITE} | {e.group for e in SUITE}
+    wanted = set(names or []) | set(groups or [])
+    bad = sorted(wanted - known)
+    if bad:
+        raise ValueError(f"{', '.join(bad)} is not in the suite: its entries are {', '.join(e.name for e in SUITE)}; "
+                         f"its groups {', '.join(sorted({e.group for e in SUITE}))}.")
+    return [e for e in SUITE if e.name in wanted or e.group in wanted]
+
+
+def missing(entries: list[Entry]) -> list[Entry]:
+    """The entries whose photos are not on this machine."""
+    return [e for e in entries if not Path(e.photos).is_dir()]
+
+
+def summary(entry: Entry, report: dict[str, Any]) -> dict[str, Any]:
+    """An eval report's headline figures, as the README's table quotes them."""
+    if entry.hands:
+        c = report["cards"]
+        return {"with_repair": report["exact_with_repair"], "without_repair": report["exact_without_repair"],
+                "wrong_on_a_win_unwarned": report["wrong_total_on_a_win_unflagged"], "recall": c["recall"],
+                "codes": c["classification_accuracy"], "photo_to_total_ms_p50": report["latency_ms"]["p50"]}
+    return {"recall": report["recall"], "precision": report["precision"], "codes": report["classification_accuracy"],
+            "exact": report["whole_photo_exact"], "latency_ms_p50": report["latency_ms"]["p50"]}
+
+
+def format_summary(rows: list[tuple[Entry, dict[str, Any]]]) -> str:
+    """The summaries as one text table."""
+    out = []
+    for e, s in rows:
+        if e.hands:
+            out.append(f"{e.name:18s} hands right with repair {s['with_repair'] * 100:5.1f} %, without {s['without_repair'] * 100:5.1f} %, "
+                       f"unwarned wrong on a win {s['wrong_on_a_win_unwarned']}; cards recall {s['recall'] * 100:.2f} %, "
+                       f"codes {s['codes'] * 100:.2f} %; photo → total p50 {s['photo_to_total_ms_p50']} ms")
+        else:
+            out.append(f"{e.name:18s} recall {s['recall'] * 100:6.2f} %, precision {s['precision'] * 100:6.2f} %, "
+                       f"codes {s['codes'] * 100:6.2f} %, exact {s['exact'] * 100:5.1f} %; p50 {s['latency_ms_p50']} ms")
+    return "\n".join(out)
+
+
+def read_summaries(entries: list[Entry], out: Path, tag: str) -> list[tuple[Entry, dict[str, Any]]]:
+    """The summaries of the reports written for ``tag`` (entries without a report are left out)."""
+    rows = []
+    for e in entries:
+        p = out / f"{e.name}_{tag}.json"
+        if p.exists():
+            rows.append((e, summary(e, json.loads(p.read_text()))))
+    return rows
