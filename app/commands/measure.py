@@ -62,6 +62,15 @@ def run(args: argparse.Namespace) -> int:
     return 0 if args.summary or not failed else 1
 
 
+def _drop_progress(path: Path) -> None:
+    """The eval's text report without its progress bars (tqdm's redrawn lines)."""
+    import re
+
+    bar = re.compile(r"\d+/\d+ \[[^\]]*\]")
+    lines = re.split(r"[\r\n]+", path.read_text(errors="replace"))
+    path.write_text("".join(line + "\n" for line in lines if line.strip() and not bar.search(line)))
+
+
 def _run_all(entries, args: argparse.Namespace, out: Path) -> list[str]:
     """Each entry's eval as a subprocess, ``args.jobs`` at once (worker k on core k when there are enough cores);
     the names of those that failed."""
@@ -80,8 +89,8 @@ def _run_all(entries, args: argparse.Namespace, out: Path) -> list[str]:
             cmd += [a for s in args.set for a in ("--set", s)]
             with open(out / f"{e.name}_{args.tag}.txt", "w") as log:
                 pre = (lambda: os.sched_setaffinity(0, {cores[slot]})) if pin else None
-                done = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT, preexec_fn=pre,
-                                      env=os.environ | {"TQDM_DISABLE": "1"})  # the report, not its progress
+                done = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT, preexec_fn=pre)
+            _drop_progress(out / f"{e.name}_{args.tag}.txt")
             if done.returncode:
                 failed.append(e.name)
         finally:

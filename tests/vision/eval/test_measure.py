@@ -41,7 +41,8 @@ def test_measure_runs_each_eval_and_tables_their_figures(tmp_path, capsys, monke
     assert main(["measure", "--tag", "x", "--out", str(out), "--skip-missing", "--jobs", "2"]) == 0
     printed = capsys.readouterr().out
     loose = json.loads((out / "loose_x.json").read_text())
-    assert loose["images"] == 2 and "card recall" in (out / "loose_x.txt").read_text()
+    text = (out / "loose_x.txt").read_text()
+    assert loose["images"] == 2 and "card recall" in text and "img/s]" not in text and "\r" not in text  # no progress bars
     summary = json.loads((out / "measure_x.json").read_text())["reports"]
     assert set(summary) == {"loose", "hands"}
     assert summary["loose"]["recall"] == loose["recall"] and summary["hands"]["with_repair"] == json.loads(
