@@ -21,7 +21,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--only", action="append", metavar="NAME", help="only this entry or group (foreign, families, tight, "
                    "own; repeatable)")
     p.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
-                   help="evals run at once, each held to its own core where there are enough (default 2)")
+                   help="evals run at once, each held to its own core where there are enough (default 2); "
+                   "the latency figure (12 MP) runs alone after them")
     p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="as `changpai eval --set`")
     p.add_argument("--skip-missing", action="store_true", help="measure what is here; without it, photos not on this "
                    "machine stop the run with the commands that render them")
@@ -77,7 +78,7 @@ def _run_all(entries, args: argparse.Namespace, out: Path) -> list[str]:
     from tqdm import tqdm
 
     cores = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
-    pin = len(cores) >= args.jobs > 1
+    pin = len(cores) >= args.jobs > 1  # each eval on its own core (read by one() when it starts)
     slots = list(range(args.jobs))
     failed: list[str] = []
 
@@ -96,6 +97,13 @@ def _run_all(entries, args: argparse.Namespace, out: Path) -> list[str]:
         finally:
             slots.append(slot)
 
+    bar = tqdm(total=len(entries), desc="measure", unit="eval")
     with ThreadPoolExecutor(args.jobs) as pool:
-        list(tqdm(pool.map(one, entries), total=len(entries), desc="measure", unit="eval"))
+        for _ in pool.map(one, [e for e in entries if not e.alone]):
+            bar.update()
+    pin, slots[:] = False, [0]  # latency: one eval at a time on the whole machine
+    for e in [e for e in entries if e.alone]:
+        one(e)
+        bar.update()
+    bar.close()
     return failed

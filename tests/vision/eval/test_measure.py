@@ -35,7 +35,7 @@ def test_measure_says_which_photos_are_missing_and_how_to_render_them(tmp_path, 
 def test_measure_runs_each_eval_and_tables_their_figures(tmp_path, capsys, monkeypatch):
     d = _render(tmp_path / "det", "detect", 2)
     h = _render(tmp_path / "hands", "hands", 2)
-    monkeypatch.setattr(suite, "SUITE", (suite.Entry("loose", str(d)), suite.Entry("hands", str(h), ("--hands",)),
+    monkeypatch.setattr(suite, "SUITE", (suite.Entry("loose", str(d)), suite.Entry("hands", str(h), ("--hands",), alone=True),
                                          suite.Entry("gone", str(tmp_path / "nowhere"))))
     out = tmp_path / "reports"
     assert main(["measure", "--tag", "x", "--out", str(out), "--skip-missing", "--jobs", "2"]) == 0
