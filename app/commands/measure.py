@@ -22,7 +22,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "own; repeatable)")
     p.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
                    help="evals run at once, each held to its own core where there are enough (default 2); "
-                   "the latency figure (12 MP) runs alone after them")
+                   "the latency figures (12 MP, photo → total) run alone after them")
     p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="as `changpai eval --set`")
     p.add_argument("--skip-missing", action="store_true", help="measure what is here; without it, photos not on this "
                    "machine stop the run with the commands that render them")
@@ -56,6 +56,7 @@ def run(args: argparse.Namespace) -> int:
     if not rows:
         raise UserError(f"No reports for --tag {args.tag} in {out}.")
     print(format_summary(rows))
+    rows = read_summaries(select(), out, args.tag)  # the summary file: every report of the tag, not only these
     summary_file = out / f"measure_{args.tag}.json"
     summary_file.write_text(json.dumps({"model": args.model, "settings": args.set, "reports": {e.name: s for e, s in rows}},
                                        indent=1, ensure_ascii=False))
