@@ -74,37 +74,43 @@ def _drop_progress(path: Path) -> None:
 
 
 def _run_all(entries, args: argparse.Namespace, out: Path) -> list[str]:
-    """Each entry's eval as a subprocess, ``args.jobs`` at once (worker k on core k when there are enough cores);
-    the names of those that failed."""
+    """Each entry's eval as a subprocess, ``args.jobs`` at once, each held to a core of its own when there are enough;
+    then the latency entries (Entry.alone) one at a time on the whole machine. The names of those that failed."""
+    import queue
+
     from tqdm import tqdm
 
     cores = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
-    pin = len(cores) >= args.jobs > 1  # each eval on its own core (read by one() when it starts)
-    slots = list(range(args.jobs))
+    free: queue.Queue = queue.Queue()  # the cores no eval holds (None: not pinned)
+    for k in range(args.jobs):
+        free.put(cores[k] if len(cores) >= args.jobs > 1 else None)
     failed: list[str] = []
 
-    def one(e) -> None:
-        slot = slots.pop()
+    def one(e, core: int | None) -> None:
+        cmd = [sys.executable, "-m", "app.cli", "eval", e.photos, *e.args, "--json", str(out / f"{e.name}_{args.tag}.json")]
+        cmd += ["--model", args.model] if args.model else []
+        cmd += [a for s in args.set for a in ("--set", s)]
+        text = out / f"{e.name}_{args.tag}.txt"
+        with open(text, "w") as log:
+            pre = None if core is None else (lambda: os.sched_setaffinity(0, {core}))
+            done = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT, preexec_fn=pre)
+        _drop_progress(text)
+        if done.returncode:
+            failed.append(e.name)
+
+    def pooled(e) -> None:
+        core = free.get()
         try:
-            cmd = [sys.executable, "-m", "app.cli", "eval", e.photos, *e.args, "--json", str(out / f"{e.name}_{args.tag}.json")]
-            cmd += ["--model", args.model] if args.model else []
-            cmd += [a for s in args.set for a in ("--set", s)]
-            with open(out / f"{e.name}_{args.tag}.txt", "w") as log:
-                pre = (lambda: os.sched_setaffinity(0, {cores[slot]})) if pin else None
-                done = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT, preexec_fn=pre)
-            _drop_progress(out / f"{e.name}_{args.tag}.txt")
-            if done.returncode:
-                failed.append(e.name)
+            one(e, core)
         finally:
-            slots.append(slot)
+            free.put(core)
 
     bar = tqdm(total=len(entries), desc="measure", unit="eval")
     with ThreadPoolExecutor(args.jobs) as pool:
-        for _ in pool.map(one, [e for e in entries if not e.alone]):
+        for _ in pool.map(pooled, [e for e in entries if not e.alone]):
             bar.update()
-    pin, slots[:] = False, [0]  # latency: one eval at a time on the whole machine
     for e in [e for e in entries if e.alone]:
-        one(e)
+        one(e, None)
         bar.update()
     bar.close()
     return failed
