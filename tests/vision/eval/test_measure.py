@@ -13,8 +13,11 @@ from vision.eval import suite
 def test_the_suite_names_its_entries_groups_and_how_to_render_its_photos():
     names = [e.name for e in suite.SUITE]
     assert names[:2] == ["foreign_scenes", "foreign_hands"] and len(set(names)) == len(names)
-    assert [e.name for e in suite.select(groups=["tight"])] == [f"tight_{f}" for f in suite.TIGHT]
+    assert [e.name for e in suite.select(["tight"])] == [f"tight_{f}" for f in suite.TIGHT]
     assert {e.name for e in suite.select(["test_hands", "foreign"])} == {"test_hands", "foreign_scenes", "foreign_hands"}
+    from vision.synth.decks import DECK_FAMILIES
+
+    assert set(suite.FAMILIES) == set(DECK_FAMILIES) and set(suite.TIGHT) == set(DECK_FAMILIES) | {"own"}
     tight_own = next(e for e in suite.SUITE if e.name == "tight_own")
     assert "--seed 9517" in tight_own.make and "--styles" not in tight_own.make and "--least-show 0.22" in tight_own.make
     assert all(e.make.startswith("changpai synth --out " + e.photos + " ") for e in suite.SUITE if e.group != "foreign")
