@@ -20,6 +20,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--repeat", type=int, default=1, metavar="N",
                    help="recognize each photo N times; its latency is their median (steadier on a busy machine)")
     p.add_argument("--json", metavar="OUT", help="report file (default DIR/eval_report.json)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar (a report kept as text, as `changpai measure` keeps it)")
     p.add_argument("--hands", action="store_true",
                    help="end to end on winning-hand photos (synth --kind hands): share of exactly right totals")
     p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="measure the model with one of "
@@ -51,11 +52,12 @@ def run(args: argparse.Namespace) -> int:
             if args.truth and (args.model or args.set or args.recognitions):
                 raise UserError("--truth scores the photos' true cards: it takes no --model, --set or --recognitions.")
             r = evaluate_hands(args.dir, model, args.limit, recognitions=args.recognitions, split=args.split, truth=args.truth,
-                               jiang_from_photo=not args.context_jiang)
+                               jiang_from_photo=not args.context_jiang, progress=not args.quiet)
         else:
             if args.recognitions or args.truth:
                 raise UserError(f"--{'truth' if args.truth else 'recognitions'} is for --hands.")
-            r = evaluate(args.dir, model, args.limit, split=args.split, repeat=args.repeat, true_corners=args.true_corners)
+            r = evaluate(args.dir, model, args.limit, split=args.split, repeat=args.repeat, true_corners=args.true_corners,
+                         progress=not args.quiet)
     except (FileNotFoundError, ModelError, RecognitionsError) as e:
         raise UserError(str(e)) from None
     out = Path(args.json or Path(args.dir) / ("eval_hands_report.json" if args.hands else "eval_report.json"))

@@ -64,15 +64,6 @@ def run(args: argparse.Namespace) -> int:
     return 0 if args.summary or not failed else 1
 
 
-def _drop_progress(path: Path) -> None:
-    """The eval's text report without its progress bars (tqdm's redrawn lines)."""
-    import re
-
-    bar = re.compile(r"\d+/\d+ \[[^\]]*\]")
-    lines = re.split(r"[\r\n]+", path.read_text(errors="replace"))
-    path.write_text("".join(line + "\n" for line in lines if line.strip() and not bar.search(line)))
-
-
 def _run_all(entries, args: argparse.Namespace, out: Path) -> list[str]:
     """Each entry's eval as a subprocess, ``args.jobs`` at once, each held to a core of its own when there are enough;
     then the latency entries (Entry.alone) one at a time on the whole machine. The names of those that failed."""
@@ -87,14 +78,13 @@ def _run_all(entries, args: argparse.Namespace, out: Path) -> list[str]:
     failed: list[str] = []
 
     def one(e, core: int | None) -> None:
-        cmd = [sys.executable, "-m", "app.cli", "eval", e.photos, *e.args, "--json", str(out / f"{e.name}_{args.tag}.json")]
+        cmd = [sys.executable, "-m", "app.cli", "eval", e.photos, *e.args, "--quiet", "--json", str(out / f"{e.name}_{args.tag}.json")]
         cmd += ["--model", args.model] if args.model else []
         cmd += [a for s in args.set for a in ("--set", s)]
         text = out / f"{e.name}_{args.tag}.txt"
         with open(text, "w") as log:
             pre = None if core is None else (lambda: os.sched_setaffinity(0, {core}))
             done = subprocess.run(cmd, stdout=log, stderr=subprocess.STDOUT, preexec_fn=pre)
-        _drop_progress(text)
         if done.returncode:
             failed.append(e.name)
 

@@ -1,9 +1,10 @@
-"""`changpai train detect|classify|recover|prune`: train the recognizer's models on CPU, resumable."""
+"""`changpai train detect|classify|recover|prune|refine`: train the recognizer's models on CPU (or a CUDA device), resumable."""
 
 from __future__ import annotations
 
 import argparse
 import os
+import time
 from pathlib import Path
 
 from ..cli import UserError
@@ -39,12 +40,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--warmup", type=float, help="warm-up epochs (fine-tuning defaults to 0.3)")
     p.add_argument("--no-mosaic", action="store_true", help="detect: no mosaic augmentation in any epoch (by default "
                    "it stops 2 epochs before the end)")
+    p.add_argument("--minutes", type=float, help="detect, classify: end by then, the run cut to the epochs that fit (judged "
+                   "by those done) and its learning rate planned again over them: a run on a lent GPU machine held to its time")
     p.add_argument("--device", default="cpu", help="cpu, or a CUDA device index such as 0")
     p.add_argument("--workers", type=int, default=2, help="data-loading workers")
     p.add_argument("--release", metavar="NAME", help="after training, export ONNX and write models/NAME with a model card")
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.minutes is not None and args.what not in ("detect", "classify"):
+        raise UserError(f"--minutes is for detect and classify, not {args.what}.")
     if args.what == "recover":
         return _recover(args)
     if args.what == "prune":
@@ -85,6 +90,12 @@ def run(args: argparse.Namespace) -> int:
         extra["mosaic"] = 0.0
     if extra:
         kw["extra"] = extra
+    if args.minutes is not None:
+        if args.minutes <= 0:
+            raise UserError(f"--minutes takes a positive number, not {args.minutes}.")
+        if args.resume:
+            raise UserError("--minutes is for a new run (a resumed run keeps its own epochs).")
+        kw["deadline"] = time.time() + 60 * args.minutes
     fit = train.train_detect if args.what == "detect" else train.train_classify
     try:
         run_dir = fit(data, name=name, resume=args.resume, device=args.device, workers=args.workers, **kw)

@@ -254,3 +254,19 @@ def test_average_weights_is_the_mean_and_releases(tiny, tmp_path, monkeypatch, c
         assert main(["average", "bad", *bad]) == 2
         err = capsys.readouterr().err
         assert needle in err and err.count("\n") == 1
+
+
+def test_train_minutes_ends_by_then(tiny, tmp_path, monkeypatch):
+    """`changpai train detect --minutes M`: a run held to a lent machine's time ends with the epochs that fit (here
+    none more than the first), the epochs asked for cut; a bad value or another network gets one sentence."""
+    import vision.train.yolo as train
+    from app.cli import main
+
+    monkeypatch.setattr(train, "RUNS", tmp_path / "runs")
+    args = ["train", "detect", "--data", str(tiny / "det" / "dataset.yaml"), "--epochs", "3", "--imgsz", "160",
+            "--batch", "2", "--workers", "0", "--name", "m"]
+    assert main([*args, "--minutes", "0.001"]) == 0
+    rows = (tmp_path / "runs" / "m" / "results.csv").read_text().strip().splitlines()
+    assert len(rows) == 2  # the header and the one epoch that ended past the deadline
+    assert main([*args, "--minutes", "0"]) == 2
+    assert main(["train", "recover", "--data", str(tiny / "det"), "--minutes", "5"]) == 2
