@@ -324,7 +324,8 @@ def write_card(dest: Path, meta: dict[str, Any]) -> Path:
              "Two-stage long-card recognizer for changpai (DESIGN.md): a YOLO11n-OBB detector that finds every card",
              "as an oriented box, and a YOLO11n-cls classifier that reads each card from its rectified, folded crop.",
              "Both were trained from their YAMLs (no pretrained weights) on synthetic photos from `changpai synth`,",
-             "on CPU, and run with onnxruntime (`detector.onnx`, `classifier.onnx`); the `.pt` files resume training.", ""]
+             "on CPU (or a lent GPU where a recipe says `--device 0`), and run with onnxruntime on CPU (`detector.onnx`,",
+             "`classifier.onnx`); the `.pt` files resume training.", ""]
     if meta.get("version_note"):  # what this release changed, in a line
         lines += [meta["version_note"] + ".", ""]
     for part in ("detector", "classifier"):

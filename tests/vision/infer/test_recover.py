@@ -277,33 +277,33 @@ def test_released_model_prunes_the_extra_boxes_of_a_tight_stair(tmp_path):
 
 
 @requires_model
-def test_a_card_lying_free_is_never_pruned():
+def test_a_card_lying_free_is_never_pruned(monkeypatch):
     """docs/samples/hand_8.jpg: a row where the net, asked of fully visible cards as if NMS had dropped them,
-    gives some less than the model prunes below (it learned on dropped boxes, always well covered; 四丙 三丙 二万 at
+    gave some less than the model prunes below (it learned on dropped boxes, always well covered; 四丙 三丙 二万 at
     changpai-v9's boxes, 三丙 四丙 and more at v10's; v15's slim net 四丙 0.01 and 二万 0.09 against its 0.1; at v17's
-    settled boxes 五丙). The others cover them not at all, so they are not judged: every card is found and read
-    right."""
+    settled boxes 五丙; at v23's boxes none). The others cover them not at all, so they are not judged: every card is
+    found and read right, and even a net that calls every box no card prunes none of those lying free."""
     from tests.conftest import SAMPLES
+    from vision.infer import recover
     from vision.infer.imageio import load_image
     from vision.infer.model import _prune_session, model_info
     from vision.infer.recover import PRUNE_COVER, covered, inputs
 
     rec = _every_card_right("hand_8")
     assert len(rec.cards) == 24
-    # what the net alone would say of those three, and how little the others cover them
     img = load_image(SAMPLES / "hand_8.jpg")
     boxes = [(np.array(c.quad, np.float32), c.det_score) for c in rec.cards]
     info = model_info(None)
     net = _prune_session(str(info.path))  # the net the model prunes with
-    from vision.infer.recover import _run
-
-    free = []
-    for i, c in enumerate(rec.cards):
-        _, v, e = inputs(img, [boxes[i]], [q for k, (q, _) in enumerate(boxes) if k != i])
-        if _run(net, v, e)[0] < info.prune:
-            free.append((c.code, covered(v[0])))
-    assert free  # v16's boxes: 四丙 and more; v17's settled ones: 五丙
-    assert all(cov < PRUNE_COVER for _, cov in free)
+    views = [inputs(img, [boxes[i]], [q for k, (q, _) in enumerate(boxes) if k != i]) for i in range(len(boxes))]
+    cover = [covered(v[0]) for _, v, _ in views]
+    # what the released net alone would say of each card: those it would prune lie free
+    assert all(cover[i] < PRUNE_COVER for i, (_, v, e) in enumerate(views) if recover._run(net, v, e)[0] < info.prune)
+    free = {i for i, c in enumerate(cover) if c < PRUNE_COVER}
+    assert free
+    monkeypatch.setattr(recover, "_run", lambda session, v, e: np.zeros(len(v), np.float32))
+    gone = {i for i, _ in recover.prune(net, img, boxes, info.prune)}
+    assert not gone & free
 
 
 def test_covered_is_the_share_of_the_box_the_others_cover():
