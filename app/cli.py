@@ -25,6 +25,7 @@ COMMANDS = {
     "mix": ("mix", "a detector training list drawn from several synth folders (fans and stairs, some rows, loose scenes)"),
     "mine": ("mine", "cut classifier crops where the detector puts its boxes, or boxes that are no card"),
     "train": ("train", "train the card detector or classifier (CPU, resumable)"),
+    "round": ("round", "one training round of both networks from a released model, held to a time budget (a lent GPU)"),
     "release": ("release", "a model folder with some thresholds changed (as `changpai eval --set` measured them)"),
     "average": ("average", "average the weights of several checkpoints of one network (a model soup)"),
     "bench-synth": ("bench_synth", "benchmark synthetic scene generation (scenes/second)"),

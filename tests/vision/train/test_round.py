@@ -1,0 +1,45 @@
+"""`changpai round`: one training round of both networks from a released model, tiny and on CPU here."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from vision import DEFAULT_MODEL_NAME
+
+BASE = Path(__file__).resolve().parents[3] / "models" / DEFAULT_MODEL_NAME
+
+
+def test_a_round_renders_mines_trains_both_and_averages(tmp_path, monkeypatch):
+    """Every part rendered (never the sideways family or the held-out style), crops cut where the base boxes them,
+    both networks fine-tuned at once and held to the deadline (past it here: one epoch each though two are asked),
+    the classifier averaged with the base's into a checkpoint with the base's classes."""
+    import torch
+    import yaml
+
+    from vision.train.round import PARTS, Budget, run_round
+
+    monkeypatch.chdir(tmp_path)  # runs/ (the trainings run in processes of their own, in this folder)
+    budget = Budget(minutes=0.01, scale=0.003, device="cpu", workers=2, det_imgsz=160, det_batch=4, cls_batch=16,
+                    det_epochs=2, cls_epochs=2)
+    r = run_round(tmp_path / "d", BASE, "t", budget, progress=False)
+    assert not any({"sideways", "holdout"} & set(p.styles) for p in PARTS)
+    det = yaml.safe_load((tmp_path / "d" / "det.yaml").read_text())
+    assert len(det["train"]) == len(PARTS) and all(Path(f).is_dir() for f in det["train"] + det["val"])
+    assert any((tmp_path / "d" / "mine_famtight" / "train").rglob("*.jpg"))  # crops cut where the base boxes cards
+    assert any((tmp_path / "d" / "neg").rglob("*.jpg"))  # and boxes on no card
+    assert r["detector_epochs"] == 1 and r["classifier_epochs"] == 1  # the deadline cut both runs
+    assert (r["detector"] / "weights" / "last.pt").is_file()
+    mean = torch.load(r["classifier_mean"], map_location="cpu", weights_only=False)
+    base = torch.load(BASE / "classifier.pt", map_location="cpu", weights_only=False)
+    assert sorted(mean["model"].names.values()) == sorted(base["model"].names.values())
+
+
+def test_round_refuses_a_missing_base_and_a_missing_gpu(tmp_path):
+    from app.cli import main
+
+    assert main(["round", "--out", str(tmp_path / "d"), "--base", str(tmp_path / "none")]) == 2
+    import torch
+
+    if not torch.cuda.is_available():
+        assert main(["round", "--out", str(tmp_path / "d"), "--base", str(BASE), "--device", "0"]) == 2
+    assert main(["round", "--out", str(tmp_path / "d"), "--minutes", "0"]) == 2
