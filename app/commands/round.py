@@ -34,6 +34,8 @@ def run(args: argparse.Namespace) -> int:
     base = Path(args.base)
     if not (base / "detector.pt").is_file() or not (base / "classifier.pt").is_file():
         raise UserError(f"No detector.pt and classifier.pt at {base}: a round starts from a released model folder.")
+    if (Path(args.out) / "det.yaml").exists():
+        raise UserError(f"{args.out} holds a round already (its crops would be cut twice): give a new --out folder.")
     if args.device != "cpu":
         import torch
 

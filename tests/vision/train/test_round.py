@@ -43,3 +43,6 @@ def test_round_refuses_a_missing_base_and_a_missing_gpu(tmp_path):
     if not torch.cuda.is_available():
         assert main(["round", "--out", str(tmp_path / "d"), "--base", str(BASE), "--device", "0"]) == 2
     assert main(["round", "--out", str(tmp_path / "d"), "--minutes", "0"]) == 2
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "det.yaml").write_text("train: []\n")
+    assert main(["round", "--out", str(tmp_path / "d"), "--base", str(BASE), "--device", "cpu"]) == 2  # a round's folder
