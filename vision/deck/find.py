@@ -3,8 +3,9 @@
 A calibration photo is the easy case: cards lying apart, face up, on one surface. Whatever is printed on them,
 their paper stands out from the table: the table's colour is read from the photo's border, every pixel's distance
 from it is split in two (Otsu), and each blob that is a long strip (a minimum-area rectangle 3 : 1 to 7 : 1, filled
-by the blob) is a card. Blobs of the wrong shape are reported, not guessed at: two cards touching make one wide
-blob, and an object that is not a card has the wrong proportions.
+by the blob) is a card. Two pieces that together make one card's rectangle (a dark line or a thin shadow across a
+card cuts its blob in two) are that card. Blobs of the wrong shape are reported, not guessed at: two cards touching
+make one wide blob, and an object that is not a card has the wrong proportions.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ FILL = 0.8  # a card's blob fills this much of its rectangle at least (the cards
 FILL_NOTCHED = 0.65  # ... and a card's size with a notch (a shadow or the table's line across a corner) this much
 TOUCHING = 1.6  # a blob this many cards' areas or more, of card width, is cards touching
 ERODE_PX = (0, 2, 4, 7)  # erosions tried (pixels at WORK_SIDE)
+PIECE = 0.9  # a blob under this share of a card's area may be a piece of a card cut in two
 SPECK = 0.2  # blobs under this share of a card's area are specks (dust, a stain), not reported
 
 
@@ -131,9 +133,10 @@ def find_cards(img: np.ndarray) -> Found:
         return Found([], [Blob(q, a, "object") for q, a, *_ in shapes if a > big])
     card_area = float(np.median([s[1] for s in strips]))
     width = float(np.median([s[3] for s in strips]))
-    cards, others = [], []
+    cards, others, specks = [], [], []
     for q, a, long, short, fill in shapes:
         if a < SPECK * card_area:
+            specks.append(Blob(q, a, "speck"))
             continue
         if any(q is s[0] for s in strips) or (ASPECTS[0] <= long / max(short, 1e-6) <= ASPECTS[1]
                                               and 0.6 * card_area <= a <= 1.5 * card_area and fill >= FILL_NOTCHED):
@@ -142,7 +145,36 @@ def find_cards(img: np.ndarray) -> Found:
             others.append(Blob(q, a, "touching"))
         else:
             others.append(Blob(q, a, "object"))
-    return Found(cards, others, card_area)
+    return Found(*_joined(cards, others, specks, card_area, width), card_area)
+
+
+def _joined(cards: list[Blob], others: list[Blob], specks: list[Blob], card_area: float,
+            width: float) -> tuple[list[Blob], list[Blob]]:
+    """Pieces of one card joined: two blobs under a card's area (a head cut off is a speck's size) whose common
+    rectangle is a card's (its width, its proportions, its area give or take a fifth) and which fill it as a notched
+    card does. A card and a piece of something lying at its end make a rectangle longer than any card, so they stay
+    apart; specks no card takes are dropped."""
+    pool = [b for b in cards + others + specks if 0.03 * card_area <= b.area < PIECE * card_area and b.kind != "touching"]
+    pairs = []
+    for i, a in enumerate(pool):
+        for b in pool[i + 1:]:
+            (cx, cy), (w, h), ang = cv2.minAreaRect(np.concatenate([a.quad, b.quad]).astype(np.float32))
+            long, short, rect = max(w, h), min(w, h), w * h
+            fill = (a.area + b.area) / max(rect, 1.0)
+            if (0.8 * card_area <= rect <= 1.25 * card_area and 0.8 * width <= short <= 1.25 * width
+                    and ASPECTS[0] <= long / max(short, 1e-6) <= ASPECTS[1] and fill >= FILL_NOTCHED):
+                pairs.append((fill, a, b, cv2.boxPoints(((cx, cy), (w, h), ang)).astype(np.float32), rect))
+    used: list[Blob] = []
+    joined = []
+    for _, a, b, quad, rect in sorted(pairs, key=lambda p: -p[0]):
+        if any(x is a or x is b for x in used):
+            continue
+        used += [a, b]
+        joined.append(Blob(quad, rect, "card"))
+    if not joined:
+        return cards, others
+    return ([c for c in cards if not any(c is u for u in used)] + joined,
+            [o for o in others if not any(o is u for u in used)])
 
 
 def cards_touching(blob: Blob, card_area: float) -> int:

@@ -20,7 +20,7 @@ from vision.train.calibrate import render_calibration_photo
 
 
 @requires_model
-@pytest.mark.parametrize(("family", "seed"), [("boxed", 1), ("sideways", 2), ("dotted", 5)])
+@pytest.mark.parametrize(("family", "seed"), [("boxed", 1), ("sideways", 2), ("dotted", 5), ("sideways", 9005)])
 def test_a_deck_the_detector_never_saw_is_split_into_its_30_faces_named_by_place(family, seed):
     img, gt = render_calibration_photo(deck_style(random.Random(seed), family), seed)
     faces, picture, _ = name_faces(img)
@@ -54,6 +54,17 @@ def test_cards_on_a_plain_table_are_found_in_their_rows():
     rows, said, marked = check_layout(found)
     assert len(found.cards) == 30 and said == [] and marked == []
     assert [len(r) for r in rows] == [9, 9, 9, 3]
+
+
+def test_a_card_a_dark_line_cuts_in_two_is_one_card():
+    """A table's seam or a thin shadow across the cards cuts their blobs in two: each pair of pieces is one card."""
+    img = _table([9, 9, 9, 3])
+    cv2.line(img, (0, 150), (1600, 420), (25, 45, 70), 8)  # across the first two rows, cutting cards at every height
+    found = find_cards(img)
+    rows, said, marked = check_layout(found)
+    assert said == [] and marked == [] and [len(r) for r in rows] == [9, 9, 9, 3]
+    assert all(180 <= max(np.linalg.norm(c.quad[1] - c.quad[0]), np.linalg.norm(c.quad[2] - c.quad[1])) <= 215
+               for c in found.cards)
 
 
 def test_a_card_missing_from_a_row_is_named_with_its_place():
