@@ -22,6 +22,7 @@ COMMANDS = {
     "measure": ("measure", "every eval behind the README's table for one model, and their figures in one table"),
     "compare": ("compare", "compare two eval reports of the same photos, photo by photo (McNemar's test)"),
     "eval-calibration": ("eval_calibration", "measure calibration on a deck style the model never saw"),
+    "eval-faces": ("eval_faces", "how many rendered calibration photos are split into their faces named right, deck unknown"),
     "mix": ("mix", "a detector training list drawn from several synth folders (fans and stairs, some rows, loose scenes)"),
     "mine": ("mine", "cut classifier crops where the detector puts its boxes, or boxes that are no card"),
     "train": ("train", "train the card detector or classifier (CPU, resumable)"),
