@@ -161,9 +161,18 @@ def write_model_folder(out: Path, base: ModelInfo, classifier: Path, faces: list
     (out / "model.json").write_text(json.dumps(meta, indent=1, ensure_ascii=False))
 
 
+# winning hands laid out tight with the deck's faces, this share of the fit's scenes, cut where the base model boxes
+# them (vision.train.mine): the fast fit then also sees the deck's cards half covered (0: whole faces only)
+FAST_TIGHT_SHARE = 0.4
+FAST_TIGHT_SHOW = 0.3  # the least share of a card's width showing in those stairs and fans
+
+
 def fast_fit(faces: list[tuple[str, np.ndarray]], out: Path, base: ModelInfo, scenes: int = FAST_SCENES,
-             workers: int = 2, progress: bool = True, settings: F.FitSettings = F.FIT) -> dict[str, Any]:
-    """The fast fit (vision.deck.fit) of ``base``'s classifier to ``faces``, written as the model folder ``out``."""
+             workers: int = 2, progress: bool = True, settings: F.FitSettings = F.FIT,
+             tight_share: float = FAST_TIGHT_SHARE) -> dict[str, Any]:
+    """The fast fit (vision.deck.fit) of ``base``'s classifier to ``faces``, written as the model folder ``out``: the
+    crops are ``scenes`` scenes of whole faces, and ``tight_share`` as many winning hands laid tight, cut where the
+    base boxes them."""
     from vision.synth.write import Job
     from vision.synth.write import run as synth_run
 
@@ -172,6 +181,15 @@ def fast_fit(faces: list[tuple[str, np.ndarray]], out: Path, base: ModelInfo, sc
     data = out / "synth"
     synth_run(Job(str(data), "classify", 4242, scenes, ("classic",), str(faces_root), 0.0, 1280, 960), workers=workers,
               force=True, progress=progress)
+    tight_scenes, tight_crops = round(scenes * tight_share), 0
+    if tight_scenes:
+        from vision.train.mine import mine
+
+        tight = out / "synth-tight"
+        synth_run(Job(str(tight), "hands", 4343, tight_scenes, ("classic",), str(faces_root), 0.0, 1280, 960,
+                      least_show=FAST_TIGHT_SHOW), workers=workers, force=True, progress=progress)
+        tight_crops = mine(tight, data, base.path, progress=progress)
+        shutil.rmtree(tight, ignore_errors=True)
     names = list(base.names)
     crops, y = F.training_set(data, names)
     session, w0, b0 = F.embedder(base.path / "classifier.onnx")
@@ -188,7 +206,8 @@ def fast_fit(faces: list[tuple[str, np.ndarray]], out: Path, base: ModelInfo, sc
     w, b, figures = F.refit(x, y, w0, b0, rows, settings)
     F.write_classifier(base.path / "classifier.onnx", out / "classifier.onnx", w, b)
     shutil.rmtree(data, ignore_errors=True)
-    cal = {"fit": "fast", "faces": len(faces), "scenes": scenes, "crops": len(crops), **figures,
+    cal = {"fit": "fast", "faces": len(faces), "scenes": scenes, "tight_scenes": tight_scenes, "tight_crops": tight_crops,
+           "crops": len(crops), **figures,
            "minutes": round((time.perf_counter() - t0) / 60, 2)}
     write_model_folder(out, base, out / "classifier.onnx", faces, names, cal)
     fitted, released = check_on_scenes([out, base.path], faces_root, workers)

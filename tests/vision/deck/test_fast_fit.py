@@ -63,6 +63,8 @@ def test_changpai_calibrate_from_a_photo_of_a_new_deck_writes_a_model_every_comm
     assert f"calibrated model: {out} (30 faces" in said and "hands laid out with your faces it finds" in said
     meta = json.loads((out / "model.json").read_text())
     assert meta["calibration"]["fit"] == "fast" and meta["calibration"]["faces"] == 30
+    # its crops: whole faces, and cards of the deck half covered in tight stairs and fans, cut where the base boxes them
+    assert meta["calibration"]["tight_scenes"] == 2 and meta["calibration"]["tight_crops"] > 20
     assert 0 < meta["calibration"]["deck_check"]["recall"] <= 1
     assert (out / "check.png").is_file() and (out / "photo.png").is_file()
     assert model_info(out).names == model_info(None).names
