@@ -17,6 +17,7 @@ from vision.deck.find import Blob, Found, cards_touching
 from vision.infer.geometry import order_long_axis_vertical, rows_of
 
 CALIBRATION_ORDER: tuple[str, ...] = CODES  # 1t…9t 1b…9b 1w…9w qz hh bh [fu lu shou xi cai]
+SHORT = 0.9  # a card found shorter than this share of its row neighbours' length is cut short
 PER_ROW = 9
 SURE_HEAD = 0.9  # a legible head's reading this sure that gainsays the card's place is reported
 LEGIBLE = 0.5  # ... when the head is at least this legible (heads.read_heads)
@@ -88,6 +89,7 @@ def check_layout(found: Found) -> tuple[list[list[int]], list[str], list[Blob]]:
         said = [m for m in said if m.key != "calib_object"] + [
             Msg("calib_objects", f"{len(objects)} things that are not cards lie among the cards (marked in red): lay the "
                 "cards on a plain table.", n=len(objects))]
+    said += _cut_short(found, rows, marked)
     n = len(quads)
     for ri, row in enumerate(rows[:-1]):
         if len(row) != PER_ROW:
@@ -98,6 +100,22 @@ def check_layout(found: Found) -> tuple[list[list[int]], list[str], list[Blob]]:
         said.append(Msg("calib_count", f"Found {n} cards ({counts} in its rows), but a calibration photo holds 30 (条, 丙, "
                         "万 1–9, then 千字 红花 白花) or 35 (with 福禄寿禧财) in rows of nine.", n=n, rows=counts))
     return rows, said, marked
+
+
+def _cut_short(found: Found, rows: list[list[int]], marked: list[Blob]) -> list[Msg]:
+    """A card found shorter than its neighbours in the row (SHORT of theirs): part of it blends into the table (a pale
+    patch, a glare) and its face would lose a head. Compared within the row, so a photo taken at a slant, whose cards
+    shrink toward the far side, is not taken for it."""
+    length = [max(np.linalg.norm(b.quad[1] - b.quad[0]), np.linalg.norm(b.quad[2] - b.quad[1])) for b in found.cards]
+    said = []
+    for ri, row in enumerate(rows):
+        for ci, i in enumerate(row):
+            near = [length[row[j]] for j in (ci - 2, ci - 1, ci + 1, ci + 2) if 0 <= j < len(row)]
+            if near and length[i] < SHORT * float(np.median(near)):
+                said.append(Msg("calib_short", f"Card {ci + 1} of row {ri + 1} looks shorter than the cards beside it: lay it "
+                                "whole in view, on a part of the table that differs from its paper.", row=ri + 1, col=ci + 1))
+                marked.append(found.cards[i])
+    return said
 
 
 def name_by_place(found: Found, rows: list[list[int]]) -> list[Face]:

@@ -67,6 +67,17 @@ def test_a_card_a_dark_line_cuts_in_two_is_one_card():
                for c in found.cards)
 
 
+def test_a_card_whose_end_blends_into_the_table_is_named_with_its_place():
+    """A card found shorter than those beside it would give a face without one head: refused, naming where."""
+    img = _table([9, 9, 9, 3])
+    x, y = int(80 + 3 * 44 * 1.5), int(60 + 1 * 200 * 1.3)  # the 4th card of row 2: its far end lost in the table
+    img[y + 160:y + 200, x:x + 44] = (40, 70, 110)
+    _, said, marked = check_layout(find_cards(img))
+    assert said == ["Card 4 of row 2 looks shorter than the cards beside it: lay it whole in view, on a part of the "
+                    "table that differs from its paper."]
+    assert len(marked) == 1 and marked[0].kind == "card"
+
+
 def test_a_card_missing_from_a_row_is_named_with_its_place():
     found = find_cards(_table([9, 9, 9, 3], skip=(1, 4)))
     _, said, _ = check_layout(found)
