@@ -19,24 +19,28 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     # trained on scenes of seed 31337, this command's earlier default: the same layouts, other faces)
     p.add_argument("--seed", type=int, default=9005, help="seed of the deck's style and its test photos")
     p.add_argument("--family", default="holdout",
-                   help="the deck: the held-out style or a deck family the model never trained on (woodblock, dotted, "
-                        "boxed, sideways, formal)")
+                   help="the deck: the held-out style, or one deck of a family (woodblock, dotted, boxed, sideways, "
+                        "formal, assorted; the released model trained on other decks of all but sideways)")
     p.add_argument("--fit", choices=("fast", "full"), default="fast", help="as `changpai calibrate --fit`")
     p.add_argument("--scenes", type=int, help=f"as `changpai calibrate --scenes` (default {FAST_SCENES} for the fast fit, "
                                               f"{CALIBRATION_SCENES} for the full one)")
     p.add_argument("--epochs", type=int, default=4, help="as `changpai calibrate --epochs`")
     p.add_argument("--minutes", type=float, default=CALIBRATION_MINUTES, help="as `changpai calibrate --minutes`")
+    p.add_argument("--least-show", type=float, help="the test photos' stairs and fans as tight as this share of a card's "
+                   "width showing (as `changpai synth --least-show`; default the loose layouts)")
     p.add_argument("--json", metavar="OUT", help="also write the report to this JSON file")
 
 
 def run(args: argparse.Namespace) -> int:
     from vision.eval.evaluate import format_span
     from vision.infer.model import ModelError
+    from vision.synth.write import SynthError
     from vision.train.calibrate import CalibrationError, measure
 
     try:
-        r = measure(args.work, args.base, args.n, args.seed, args.scenes, args.epochs, args.minutes, args.family, args.fit)
-    except (CalibrationError, ModelError) as e:
+        r = measure(args.work, args.base, args.n, args.seed, args.scenes, args.epochs, args.minutes, args.family, args.fit,
+                    args.least_show)
+    except (CalibrationError, ModelError, SynthError) as e:
         raise UserError(str(e)) from None
     for k in ("before", "after"):
         v = r[k]

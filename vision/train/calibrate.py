@@ -30,6 +30,8 @@ EXPORT_S = 30  # what calibrate does after the fine-tuning (export, copies) take
 # the scenes crops are mined from: finished hands in rows, stairs and fans, as the photos to be read
 # (seed 9005's held-out deck, 160 scenes: whole-photo exact 72.5 % mining `detect` scenes, 80 % mining these)
 MINE_KIND = "hands"
+# and as many again laid tight (stairs and fans down to this share of a card's width showing; None: loose only)
+TIGHT_MINE_SHOW: float | None = 0.3
 
 
 def calibrate(photos: list[str], out: str | Path, base: str | Path | None = None, faces_dir: str | None = None,
@@ -70,6 +72,12 @@ def calibrate(photos: list[str], out: str | Path, base: str | Path | None = None
     if NOT_A_CARD in base_info.names:  # the base classifier rejects boxes that are not cards: keep it doing so
         mine_negatives(scenes_dir, data, base_info.path, progress=False)
     shutil.rmtree(scenes_dir, ignore_errors=True)
+    tight_crops = 0
+    if TIGHT_MINE_SHOW is not None:  # as many hands again laid tight, as players hold them
+        synth_run(Job(str(scenes_dir), MINE_KIND, 4444, max(8, scenes // 2), ("classic",), str(faces_root), 0.0, 1280, 960,
+                      least_show=TIGHT_MINE_SHOW), workers=workers, force=True, progress=False)
+        tight_crops = mine(scenes_dir, data, base_info.path, progress=False)
+        shutil.rmtree(scenes_dir, ignore_errors=True)
     _fill_missing_classes(data)
     run_dir = train_classify(str(data), epochs=epochs, imgsz=base_info.cls_imgsz, batch=64, name=f"calibrate-{out.name}",
                              model=str(base_info.path / "classifier.pt"), workers=1,
@@ -79,7 +87,7 @@ def calibrate(photos: list[str], out: str | Path, base: str | Path | None = None
     trained = run_results(run_dir).get("epochs_done", 0)
     tuned, names = reorder_classifier(run_dir / "weights" / "best.pt", run_dir / "weights" / "release.pt")
     onnx = export_onnx(tuned, base_info.cls_imgsz, dynamic=True)
-    cal = {"fit": "full", "faces": len(faces), "scenes": scenes, "epochs": trained, "epochs_asked": epochs,
+    cal = {"fit": "full", "faces": len(faces), "scenes": scenes, "tight_crops": tight_crops, "epochs": trained, "epochs_asked": epochs,
            "minutes": round((time.perf_counter() - t0) / 60, 1)}
     shutil.rmtree(data, ignore_errors=True)
     if detector_minutes > 0:  # and the detector, on scenes laid out with the deck's faces
@@ -159,7 +167,8 @@ def render_calibration_photo(style, seed: int = 0, n: int = 30, size: tuple[int,
 
 
 def measure(work: str | Path, base: str | Path | None = None, n_test: int = 60, seed: int = 9005, scenes: int | None = None,
-            epochs: int = 4, minutes: float = CALIBRATION_MINUTES, family: str = "holdout", fit: str = "fast") -> dict[str, Any]:
+            epochs: int = 4, minutes: float = CALIBRATION_MINUTES, family: str = "holdout", fit: str = "fast",
+            least_show: float | None = None) -> dict[str, Any]:
     """Before/after figures on one deck the base model never saw (``family``: the held-out style, or a deck
     family, vision.synth.decks): one calibration photo, a test set of that deck's winning hands."""
     import random
@@ -181,7 +190,8 @@ def measure(work: str | Path, base: str | Path | None = None, n_test: int = 60, 
         cv2.imwrite(str(true_faces / code / "face.png"), src.face(code)[0])
     test = work / "test"
     shutil.rmtree(test, ignore_errors=True)  # synth keeps the photos already there: another seed's deck would stay
-    synth_run(Job(str(test), "hands", seed, n_test, ("holdout",), str(true_faces), 0.0, 1280, 960), workers=2, force=True, progress=False)
+    synth_run(Job(str(test), "hands", seed, n_test, ("holdout",), str(true_faces), 0.0, 1280, 960, least_show=least_show),
+              workers=2, force=True, progress=False)
     photo, _ = render_calibration_photo(style, seed)
     photo_path = work / "calibration_photo.jpg"
     cv2.imwrite(str(photo_path), photo, [cv2.IMWRITE_JPEG_QUALITY, 92])
@@ -192,7 +202,8 @@ def measure(work: str | Path, base: str | Path | None = None, n_test: int = 60, 
                     progress=False)
     took = (time.perf_counter() - t) / 60
     after = evaluate(test, work / "model", progress=False)
-    return {"test_images": n_test, "style": family, "seed": seed, "fit": fit, "calibration_minutes": round(took, 2),
+    return {"test_images": n_test, "style": family, "seed": seed, "fit": fit, "least_show": least_show,
+            "calibration_minutes": round(took, 2),
             "before": _figures(before), "after": _figures(after), "calibration": cal}
 
 

@@ -79,20 +79,30 @@ def test_eval_calibration_passes_scenes_epochs_and_minutes_on(tmp_path, monkeypa
 
     seen = {}
 
-    def fake_measure(work, base, n, seed, scenes, epochs, minutes, family, fit):
-        seen.update(work=work, n=n, seed=seed, scenes=scenes, epochs=epochs, minutes=minutes, family=family, fit=fit)
+    def fake_measure(work, base, n, seed, scenes, epochs, minutes, family, fit, least_show):
+        seen.update(work=work, n=n, seed=seed, scenes=scenes, epochs=epochs, minutes=minutes, family=family, fit=fit,
+                    least_show=least_show)
         fig = {"precision": 1.0, "recall": 0.99, "classification_accuracy": 0.98, "whole_photo_exact": 0.5}
         return {"before": fig, "after": fig, "calibration_minutes": 1.0, "calibration": {"epochs": 1, "epochs_asked": 1}}
 
     monkeypatch.setattr(vision.train.calibrate, "measure", fake_measure)
     out = tmp_path / "r.json"
     assert main(["eval-calibration", "--work", str(tmp_path), "--n", "5", "--scenes", "40", "--epochs", "1",
-                 "--minutes", "7.5", "--family", "boxed", "--fit", "full", "--json", str(out)]) == 0
+                 "--minutes", "7.5", "--family", "boxed", "--fit", "full", "--least-show", "0.3", "--json", str(out)]) == 0
     assert seen == {"work": str(tmp_path), "n": 5, "seed": 9005, "scenes": 40, "epochs": 1, "minutes": 7.5,
-                    "family": "boxed", "fit": "full"}
+                    "family": "boxed", "fit": "full", "least_show": 0.3}
     said = capsys.readouterr().out
     assert "card accuracy 98.00 %" in said and "1.0 min (1 of 1 epochs)" in said and "(full fit)" in said
     assert json.loads(out.read_text())["calibration_minutes"] == 1.0
+
+
+def test_eval_calibration_refuses_a_least_show_no_stair_can_have(tmp_path, capsys):
+    """A share of the card showing outside what the renderer lays out is one sentence and exit 2, before any fitting."""
+    from app.cli import main
+
+    assert main(["eval-calibration", "--work", str(tmp_path), "--n", "1", "--least-show", "0.9"]) == 2
+    err = capsys.readouterr().err
+    assert "least" in err and "Traceback" not in err and not (tmp_path / "model").exists()
 
 
 def test_fine_tuning_is_cut_to_the_epochs_that_fit_the_budget():
@@ -167,6 +177,7 @@ def test_calibrated_model_is_complete_loads_everywhere_and_never_reads_cards_the
     assert "1 of 2 epochs within --minutes 0.01" in capsys.readouterr().out
     meta = json.loads((out / "model.json").read_text())
     assert meta["absent"] == list(EXTRAS) and (meta["calibration"]["epochs"], meta["calibration"]["epochs_asked"]) == (1, 2)
+    assert meta["calibration"]["tight_crops"] > 20  # cut from the deck's hands laid tight, besides the loose ones
     # the detector fine-tuned on the deck's scenes (one epoch within its spent budget) replaced the base's
     assert meta["calibration"]["detector"]["epochs"] == 1 and meta["calibration"]["detector"]["scenes"] == 8
     assert (out / "detector.onnx").read_bytes() != (model_info(None).path / "detector.onnx").read_bytes()
