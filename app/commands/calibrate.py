@@ -28,6 +28,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--detector-minutes", type=float, default=0.0,
                    help="--fit full: also fine-tune the detector on scenes laid out with your faces for this long "
                         "(default 0: the released detector)")
+    p.add_argument("--no-extras", action="store_true",
+                   help="your deck has no 福禄寿禧财: the model never reads a card as one (default: extras left out of the "
+                        "photo are read as the released model reads them)")
     p.add_argument("--yes", action="store_true", help="do not ask to confirm the named faces")
 
 
@@ -50,13 +53,13 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.fit == "fast":  # no PyTorch: works in the player's install
             r = calibrate_fast(args.photos, args.out, args.base, args.faces, args.any_order, confirm=confirm,
-                               scenes=args.scenes or FAST_SCENES)
+                               scenes=args.scenes or FAST_SCENES, no_extras=args.no_extras)
         else:
             from vision.train.calibrate import calibrate
 
             r = calibrate(args.photos, args.out, args.base, args.faces, args.scenes, args.epochs, confirm=confirm,
                           minutes=args.minutes, fit="full", any_order=args.any_order,
-                          detector_minutes=args.detector_minutes)
+                          detector_minutes=args.detector_minutes, no_extras=args.no_extras)
     except (CalibrationError, ImageError, ModelError, ValueError) as e:
         raise UserError(str(e)) from None
     short = (f", {r['epochs']} of {r['epochs_asked']} epochs within --minutes {args.minutes:g}"

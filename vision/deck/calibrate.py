@@ -144,9 +144,11 @@ def save_faces(faces: list[tuple[str, np.ndarray]], out: Path) -> Path:
 
 
 def write_model_folder(out: Path, base: ModelInfo, classifier: Path, faces: list[tuple[str, np.ndarray]],
-                       names: list[str], calibration: dict[str, Any]) -> None:
+                       names: list[str], calibration: dict[str, Any], no_extras: bool = False) -> None:
     """A complete model folder: the calibrated classifier, the base's detector and box nets, and a model.json that
-    says what it was calibrated from and which extras the deck lacks (never read: docs/calibration.md)."""
+    says what it was calibrated from and, with ``no_extras`` (the player says the deck has no 福禄寿禧财), the extras
+    the photo lacks, never read (docs/calibration.md). Without it, extras left out of the photo are read as the base
+    reads them: a player may leave them out of a deck that has them."""
     if classifier.resolve() != (out / "classifier.onnx").resolve():
         shutil.copy(classifier, out / "classifier.onnx")
     shutil.copy(base.path / "detector.onnx", out / "detector.onnx")
@@ -156,7 +158,7 @@ def write_model_folder(out: Path, base: ModelInfo, classifier: Path, faces: list
     meta = json.loads((base.path / "model.json").read_text())
     meta["names"] = names
     meta["calibrated_from"] = str(base.path)
-    meta["absent"] = [c for c in EXTRAS if c not in {code for code, _ in faces}]
+    meta["absent"] = [c for c in EXTRAS if c not in {code for code, _ in faces}] if no_extras else []
     meta["calibration"] = calibration
     (out / "model.json").write_text(json.dumps(meta, indent=1, ensure_ascii=False))
 
@@ -169,7 +171,7 @@ FAST_TIGHT_SHOW = 0.3  # the least share of a card's width showing in those stai
 
 def fast_fit(faces: list[tuple[str, np.ndarray]], out: Path, base: ModelInfo, scenes: int = FAST_SCENES,
              workers: int = 2, progress: bool = True, settings: F.FitSettings = F.FIT,
-             tight_share: float = FAST_TIGHT_SHARE) -> dict[str, Any]:
+             tight_share: float = FAST_TIGHT_SHARE, no_extras: bool = False) -> dict[str, Any]:
     """The fast fit (vision.deck.fit) of ``base``'s classifier to ``faces``, written as the model folder ``out``: the
     crops are ``scenes`` scenes of whole faces, and ``tight_share`` as many winning hands laid tight, cut where the
     base boxes them."""
@@ -209,7 +211,7 @@ def fast_fit(faces: list[tuple[str, np.ndarray]], out: Path, base: ModelInfo, sc
     cal = {"fit": "fast", "faces": len(faces), "scenes": scenes, "tight_scenes": tight_scenes, "tight_crops": tight_crops,
            "crops": len(crops), **figures,
            "minutes": round((time.perf_counter() - t0) / 60, 2)}
-    write_model_folder(out, base, out / "classifier.onnx", faces, names, cal)
+    write_model_folder(out, base, out / "classifier.onnx", faces, names, cal, no_extras)
     fitted, released = check_on_scenes([out, base.path], faces_root, workers)
     cal["deck_check"] = fitted | {"released": released}
     if fitted["codes_right"] < released["codes_right"]:  # a deck the released classifier already reads better
@@ -246,10 +248,10 @@ def check_on_scenes(models: list[Path], faces_root: Path, workers: int = 2, n: i
 
 def calibrate_fast(photos: list[str], out: str | Path, base: str | Path | None = None, faces_dir: str | None = None,
                    any_order: bool = False, confirm=None, scenes: int = FAST_SCENES, workers: int = 2,
-                   progress: bool = True) -> dict[str, Any]:
+                   progress: bool = True, no_extras: bool = False) -> dict[str, Any]:
     """Faces from the photo (or a face folder), the check sheet confirmed, the fast fit: a model folder ``out``."""
     faces, sheet = collect_faces(photos, Path(out), faces_dir, any_order, confirm, base)
-    cal = fast_fit(faces, Path(out), model_info(base), scenes, workers, progress)
+    cal = fast_fit(faces, Path(out), model_info(base), scenes, workers, progress, no_extras=no_extras)
     return {"out": str(out), "check": str(sheet), **cal}
 
 

@@ -37,14 +37,15 @@ TIGHT_MINE_SHOW: float | None = 0.3
 def calibrate(photos: list[str], out: str | Path, base: str | Path | None = None, faces_dir: str | None = None,
               scenes: int | None = None, epochs: int = 4, workers: int = 2, confirm=None,
               minutes: float = CALIBRATION_MINUTES, fit: str = "fast", any_order: bool = False,
-              progress: bool = True, detector_minutes: float = 0.0) -> dict[str, Any]:
+              progress: bool = True, detector_minutes: float = 0.0, no_extras: bool = False) -> dict[str, Any]:
     """Build a calibrated model folder ``out`` (the base detector, a classifier fitted to the deck). ``fit="fast"``:
     the last layer refitted (vision.deck.fit, seconds); ``"full"``: the classifier fine-tuned for ``epochs``, fewer
     when they would not end within ``minutes`` from the start (EXPORT_S left for what follows: stop_before); with
-    ``detector_minutes``, the detector too, fine-tuned on scenes of the deck for that long after."""
+    ``detector_minutes``, the detector too, fine-tuned on scenes of the deck for that long after. ``no_extras``: the
+    deck has no 福禄寿禧财, and the model never reads them (else extras the photo lacks are read as the base reads them)."""
     if fit == "fast":
         return calibrate_fast(photos, out, base, faces_dir, any_order, confirm, scenes=scenes or FAST_SCENES,
-                              workers=workers, progress=progress)
+                              workers=workers, progress=progress, no_extras=no_extras)
     scenes = scenes or CALIBRATION_SCENES
     if fit != "full":
         raise CalibrationError(f"A fit is fast or full, not {fit!r}.")
@@ -94,7 +95,7 @@ def calibrate(photos: list[str], out: str | Path, base: str | Path | None = None
         cal["detector"] = fit_detector(faces_root, out, base_info, detector_minutes, workers, progress,
                                        scenes=min(DETECT_SCENES, scenes))
         cal["minutes"] = round((time.perf_counter() - t0) / 60, 1)
-    write_model_folder(out, base_info, Path(onnx), faces, names, cal)
+    write_model_folder(out, base_info, Path(onnx), faces, names, cal, no_extras)
     if detector_minutes > 0:
         shutil.copy(out / "detector.fitted.onnx", out / "detector.onnx")
         (out / "detector.fitted.onnx").unlink()

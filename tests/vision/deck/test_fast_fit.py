@@ -65,6 +65,8 @@ def test_changpai_calibrate_from_a_photo_of_a_new_deck_writes_a_model_every_comm
     assert meta["calibration"]["fit"] == "fast" and meta["calibration"]["faces"] == 30
     # its crops: whole faces, and cards of the deck half covered in tight stairs and fans, cut where the base boxes them
     assert meta["calibration"]["tight_scenes"] == 2 and meta["calibration"]["tight_crops"] > 20
+    # the photo shows no 福禄寿禧财, but without --no-extras the deck may have them: they stay readable
+    assert meta["absent"] == [] and model_info(out).absent == ()
     assert 0 < meta["calibration"]["deck_check"]["recall"] <= 1
     assert (out / "check.png").is_file() and (out / "photo.png").is_file()
     assert model_info(out).names == model_info(None).names

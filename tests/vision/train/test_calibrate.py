@@ -152,8 +152,8 @@ def test_fine_tuning_is_cut_to_the_epochs_that_fit_the_budget():
 
 
 def test_calibrated_model_is_complete_loads_everywhere_and_never_reads_cards_the_deck_lacks(tmp_path, capsys):
-    """`changpai calibrate --faces --fit full` (a deck without 福禄寿禧财, shown in a folder), briefly: the model folder
-    it writes names those as absent, loads in recognize and score, and reads no card as one of them."""
+    """`changpai calibrate --faces --fit full --no-extras` (a deck without 福禄寿禧财, shown in a folder), briefly: the
+    model folder it writes names those as absent, loads in recognize and score, and reads no card as one of them."""
     import json
 
     import cv2
@@ -173,7 +173,7 @@ def test_calibrated_model_is_complete_loads_everywhere_and_never_reads_cards_the
     out = tmp_path / "deck"
     # a budget already spent: one epoch of the two asked is trained, and the user is told
     assert main(["calibrate", "--faces", str(tmp_path / "faces"), "--out", str(out), "--fit", "full", "--scenes", "8", "--epochs", "2",
-                 "--minutes", "0.01", "--detector-minutes", "0.01", "--yes"]) == 0
+                 "--minutes", "0.01", "--detector-minutes", "0.01", "--no-extras", "--yes"]) == 0
     assert "1 of 2 epochs within --minutes 0.01" in capsys.readouterr().out
     meta = json.loads((out / "model.json").read_text())
     assert meta["absent"] == list(EXTRAS) and (meta["calibration"]["epochs"], meta["calibration"]["epochs_asked"]) == (1, 2)
