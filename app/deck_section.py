@@ -14,6 +14,7 @@ import streamlit as st
 
 from app.i18n import say, t
 from app.tally import Tally
+from scoring.cards import EXTRAS
 from vision.deck.calibrate import check_sheet, faces_from_photo, fast_fit
 from vision.deck.name import CalibrationError
 from vision.infer.imageio import ImageError, read_photo
@@ -65,6 +66,9 @@ def deck_section(lang: str, store: Tally | None, table: str, base: str | None, d
         st.image(check_sheet(faces)[..., ::-1], caption=t("deck_confirm", lang))
         for n in notes:
             st.warning(say(n, lang))
+        # the photo shows no extras: the deck may have them all the same (read as the released model reads them)
+        no_extras = not any(code in EXTRAS for code, _ in faces) and st.checkbox(t("deck_lacks_extras", lang),
+                                                                                   key="deck_no_extras")
         if st.button(t("deck_fit", lang), key="deck_fit", type="primary"):
             folder = store.deck_folder(table)
             lock = _fit_lock(folder)
@@ -75,7 +79,7 @@ def deck_section(lang: str, store: Tally | None, table: str, base: str | None, d
             try:
                 try:
                     with st.spinner(t("deck_fitting", lang)):
-                        cal = fast_fit(faces, tmp, model_info(base), progress=False)
+                        cal = fast_fit(faces, tmp, model_info(base), progress=False, no_extras=no_extras)
                     model_info(tmp)  # it loads before the table uses it
                 except (ModelError, OSError, ValueError) as e:
                     shutil.rmtree(tmp, ignore_errors=True)

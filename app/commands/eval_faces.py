@@ -10,7 +10,7 @@ from ..cli import UserError
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from vision.eval.faces import FAMILIES
+    from vision.deck.evaluate import FAMILIES
 
     p.add_argument("--families", default=",".join(FAMILIES), help=f"deck families, comma-separated (default all: {','.join(FAMILIES)})")
     p.add_argument("--seeds", type=int, default=10, help="photos per family, seeds 0..N-1 (default 10)")
@@ -20,7 +20,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from vision.eval.faces import measure_faces
+    from vision.deck.evaluate import measure_faces
     from vision.infer.model import ModelError
 
     if args.seeds < 1:

@@ -23,7 +23,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import vision.train.mine as mine
+    import vision.eval.mine as mine
     from vision.infer.model import ModelError
 
     if not (Path(args.scenes) / "gt").is_dir():

@@ -314,11 +314,13 @@ def test_a_table_calibrates_its_deck_once_and_every_phone_then_reads_with_it(app
     a.run()
     assert not a.exception and not a.error, a.error
     assert a.button(key="deck_fit")
+    a.checkbox(key="deck_no_extras").check().run()  # the photo shows no 福禄寿禧财, and the deck has none
     a.button(key="deck_fit").click().run()
     assert not a.exception
     store = Tally(Path(os.environ["CHANGPAI_DB"]))
     folder = store.deck("DECK4242")
     assert folder and (Path(folder) / "model.json").is_file() and Path(folder).parent.name == "decks"
+    assert json.loads((Path(folder) / "model.json").read_text())["absent"] == ["fu", "lu", "shou", "xi", "cai"]
     b = _new()  # another phone at the table: its photos are read with the deck's model
     b.sidebar.text_input(key="table_code").set_value("DECK4242").run()
     assert any("自己这副牌" in c.value for c in b.caption)

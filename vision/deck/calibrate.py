@@ -164,7 +164,7 @@ def write_model_folder(out: Path, base: ModelInfo, classifier: Path, faces: list
 
 
 # winning hands laid out tight with the deck's faces, this share of the fit's scenes, cut where the base model boxes
-# them (vision.train.mine): the fast fit then also sees the deck's cards half covered (0: whole faces only)
+# them (vision.eval.mine): the fast fit then also sees the deck's cards half covered (0: whole faces only)
 FAST_TIGHT_SHARE = 0.4
 FAST_TIGHT_SHOW = 0.3  # the least share of a card's width showing in those stairs and fans
 
@@ -185,7 +185,7 @@ def fast_fit(faces: list[tuple[str, np.ndarray]], out: Path, base: ModelInfo, sc
               force=True, progress=progress)
     tight_scenes, tight_crops = round(scenes * tight_share), 0
     if tight_scenes:
-        from vision.train.mine import mine
+        from vision.eval.mine import mine
 
         tight = out / "synth-tight"
         synth_run(Job(str(tight), "hands", 4343, tight_scenes, ("classic",), str(faces_root), 0.0, 1280, 960,

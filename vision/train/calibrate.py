@@ -14,12 +14,12 @@ from pathlib import Path
 from typing import Any
 
 import cv2
-import numpy as np
 
 from scoring.cards import CODES
 from vision import CALIBRATION_MINUTES, CALIBRATION_SCENES, FAST_SCENES
 from vision.deck.calibrate import calibrate_fast, collect_faces, save_faces, write_model_folder
 from vision.deck.name import CALIBRATION_ORDER, CalibrationError
+from vision.deck.photo import render_calibration_photo
 from vision.infer.model import DEFAULT_MODEL, NOT_A_CARD, model_info
 
 __all__ = ["CALIBRATION_ORDER", "CalibrationError", "calibrate", "measure", "render_calibration_photo"]
@@ -64,7 +64,7 @@ def calibrate(photos: list[str], out: str | Path, base: str | Path | None = None
     synth_run(Job(str(data), "classify", 4242, scenes, ("classic",), str(faces_root), 0.15, 1280, 960), workers=workers,
               force=True, progress=progress)
     # and crops cut where the detector puts its boxes, as the classifier will see them (vision/mine.py)
-    from vision.train.mine import mine, mine_negatives
+    from vision.eval.mine import mine, mine_negatives
 
     scenes_dir = out / "synth-scenes"
     synth_run(Job(str(scenes_dir), MINE_KIND, 4343, max(8, scenes // 2), ("classic",), str(faces_root), 0.0, 1280, 960),
@@ -153,18 +153,6 @@ def _fill_missing_classes(data: Path) -> None:
                 src = next(iter(b.glob("*.jpg")), None)
                 if src is not None:
                     shutil.copy(src, a / src.name)
-
-
-def render_calibration_photo(style, seed: int = 0, n: int = 30, size: tuple[int, int] = (1600, 1200)) -> tuple[np.ndarray, dict]:
-    """A photo of one card of each kind laid in rows of nine, in the calibration order."""
-    import random
-
-    from vision.synth.faces import FaceSource
-    from vision.synth.scene import SceneSpec, compose
-
-    rng = random.Random(f"calib:{seed}")
-    spec = SceneSpec(size[0], size[1], "grid", list(CALIBRATION_ORDER[:n]), [], [], 1 / 12)
-    return compose(spec, FaceSource(style, seed=seed), rng)
 
 
 def measure(work: str | Path, base: str | Path | None = None, n_test: int = 60, seed: int = 9005, scenes: int | None = None,

@@ -93,7 +93,7 @@ def render(out: Path, budget: Budget, progress: bool = True) -> Path:
 
 
 def _mine_one(args: tuple[str, str, str, int, bool]) -> int:
-    from vision.train.mine import mine, mine_negatives
+    from vision.eval.mine import mine, mine_negatives
 
     scenes, crops, model, limit, negatives = args
     return (mine_negatives if negatives else mine)(scenes, crops, model, limit, progress=False)

@@ -1,5 +1,5 @@
 """How often a calibration photo is split into its faces and named right without knowing the deck: rendered
-calibration photos (vision.train.calibrate.render_calibration_photo) of every deck family and the renderer's own
+calibration photos (vision.deck.photo) of every deck family and the renderer's own
 style, on the renderer's tables, read by the finder alone (vision.deck.find: what any card is) and with the
 detector's boxes as the second opinion (vision.deck.calibrate.name_faces, what `changpai calibrate` does).
 
@@ -47,8 +47,8 @@ def measure_faces(families: tuple[str, ...] = FAMILIES, seeds: range = range(10)
 
     from vision.deck.calibrate import _named, name_faces
     from vision.deck.find import find_cards
+    from vision.deck.photo import render_calibration_photo
     from vision.synth.decks import deck_style
-    from vision.train.calibrate import render_calibration_photo
 
     unknown = [f for f in families if f not in FAMILIES]
     if unknown:

@@ -20,8 +20,8 @@ def test_eval_faces_counts_a_photo_named_right_and_says_a_bad_family(tmp_path, c
 
 
 def test_a_face_named_wrong_or_outlined_off_its_card_is_not_right():
+    from vision.deck.evaluate import _right
     from vision.deck.name import Face
-    from vision.eval.faces import _right
 
     q = np.array([[0, 0], [40, 0], [40, 200], [0, 200]], np.float32)
     gt = {"cards": [{"code": "1t", "quad": q.tolist()}, {"code": "2t", "quad": (q + [100, 0]).tolist()}]}

@@ -21,7 +21,7 @@ def _scenes(root, n=6):
 
 
 def test_negative_boxes_touch_no_card_and_cover_every_object(tmp_path):
-    from vision.train.mine import negative_quads
+    from vision.eval.mine import negative_quads
 
     gts = _scenes(tmp_path)
     rng = np.random.default_rng(0)
@@ -63,9 +63,9 @@ def test_mine_cli_files_crops_under_none_and_by_code(tmp_path, capsys):
 @requires_model
 def test_hard_mining_keeps_only_the_crops_the_classifier_errs_on(tmp_path):
     from app.cli import main
+    from vision.eval.mine import _cut, _misread
     from vision.infer.imageio import load_image
     from vision.infer.model import _sessions, model_info
-    from vision.train.mine import _cut, _misread
 
     gts = _scenes(tmp_path / "scenes", 3)
     info = model_info(None)
