@@ -34,7 +34,8 @@ def run(args: argparse.Namespace) -> int:
         if who in r:
             v = r[who]
             fams = ", ".join(f"{f} {n}" for f, n in v["by_family"].items())
-            print(f"{what}: {v['right']} of {r['photos']} photos named right, {v['refused']} refused, {v['wrong']} wrong "
+            print(f"{what}: {v['right']} of {r['photos']} photos named right, {v['loose']} with every name right but an "
+                  f"outline off its card (IoU under 0.8), {v['wrong']} with a card missed or misnamed, {v['refused']} refused "
                   f"({fams}; of {args.seeds} each)")
     if args.json:
         with open(args.json, "w") as f:

@@ -4,7 +4,9 @@ style, on the renderer's tables, read by the finder alone (vision.deck.find: wha
 detector's boxes as the second opinion (vision.deck.calibrate.name_faces, what `changpai calibrate` does).
 
 A photo counts as right when every face is named with its card's code and outlined on it (IoU > 0.8 with the
-card's true outline); a photo refused counts as refused, with the sentence the player would read."""
+card's true outline); as loose when every name is right but some outline is not that close (the face then carries a
+strip of table, or misses a strip of card); as wrong when a card is missed or named as another; a photo refused counts
+as refused, with the sentence the player would read."""
 
 from __future__ import annotations
 
@@ -18,16 +20,19 @@ FAMILIES = ("classic", "woodblock", "dotted", "boxed", "sideways", "formal", "as
 TIGHT_IOU = 0.8  # a face outlined on its card
 
 
-def _right(faces: list, gt: dict) -> bool:
+def verdict(faces: list, gt: dict) -> str:
+    """right, loose or wrong (above), and the least outline IoU."""
     from vision.infer.geometry import quad_iou
 
     if len(faces) != len(gt["cards"]):
-        return False
+        return "wrong"
+    loose = False
     for f in faces:
         best = max(gt["cards"], key=lambda c: quad_iou(f.quad, np.array(c["quad"], np.float32)))
-        if best["code"] != f.code or quad_iou(f.quad, np.array(best["quad"], np.float32)) <= TIGHT_IOU:
-            return False
-    return True
+        if best["code"] != f.code:
+            return "wrong"
+        loose |= quad_iou(f.quad, np.array(best["quad"], np.float32)) <= TIGHT_IOU
+    return "loose" if loose else "right"
 
 
 def _outcome(name, img: np.ndarray, gt: dict) -> dict[str, Any]:
@@ -37,7 +42,7 @@ def _outcome(name, img: np.ndarray, gt: dict) -> dict[str, Any]:
         faces = name(img)[0]
     except CalibrationError as e:
         return {"outcome": "refused", "said": str(e)}
-    return {"outcome": "right" if _right(faces, gt) else "wrong", "faces": len(faces)}
+    return {"outcome": verdict(faces, gt), "faces": len(faces)}
 
 
 def measure_faces(families: tuple[str, ...] = FAMILIES, seeds: range = range(10), base: str | Path | None = None,
@@ -65,6 +70,7 @@ def measure_faces(families: tuple[str, ...] = FAMILIES, seeds: range = range(10)
     for who in ("finder", "calibrate") if second_opinion else ("finder",):
         right = sum(p[who]["outcome"] == "right" for p in photos)
         out[who] = {"right": right, "refused": sum(p[who]["outcome"] == "refused" for p in photos),
+                    "loose": sum(p[who]["outcome"] == "loose" for p in photos),
                     "wrong": sum(p[who]["outcome"] == "wrong" for p in photos),
                     "by_family": {f: sum(p[who]["outcome"] == "right" for p in photos if p["family"] == f) for f in families}}
     out["per_photo"] = photos

@@ -20,12 +20,12 @@ def test_eval_faces_counts_a_photo_named_right_and_says_a_bad_family(tmp_path, c
 
 
 def test_a_face_named_wrong_or_outlined_off_its_card_is_not_right():
-    from vision.deck.evaluate import _right
+    from vision.deck.evaluate import verdict
     from vision.deck.name import Face
 
     q = np.array([[0, 0], [40, 0], [40, 200], [0, 200]], np.float32)
     gt = {"cards": [{"code": "1t", "quad": q.tolist()}, {"code": "2t", "quad": (q + [100, 0]).tolist()}]}
-    assert _right([Face("1t", q, 0, 0), Face("2t", q + [100, 0], 0, 0)], gt)
-    assert not _right([Face("2t", q, 0, 0), Face("1t", q + [100, 0], 0, 0)], gt)  # swapped names
-    assert not _right([Face("1t", q, 0, 0), Face("2t", q + [100, 60], 0, 0)], gt)  # a face cut short
-    assert not _right([Face("1t", q, 0, 0)], gt)  # a card not found
+    assert verdict([Face("1t", q, 0, 0), Face("2t", q + [100, 0], 0, 0)], gt) == "right"
+    assert verdict([Face("2t", q, 0, 0), Face("1t", q + [100, 0], 0, 0)], gt) == "wrong"  # swapped names
+    assert verdict([Face("1t", q, 0, 0), Face("2t", q + [100, 60], 0, 0)], gt) == "loose"  # a face cut short
+    assert verdict([Face("1t", q, 0, 0)], gt) == "wrong"  # a card not found
