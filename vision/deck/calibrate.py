@@ -163,6 +163,25 @@ def write_model_folder(out: Path, base: ModelInfo, classifier: Path, faces: list
     (out / "model.json").write_text(json.dumps(meta, indent=1, ensure_ascii=False))
 
 
+def mine_deck_hands(faces_root: Path, data: Path, base: Path, n: int, seed: int, least_show: float | None = None,
+                    workers: int = 2, progress: bool = False, negatives: bool = False, kind: str = "hands") -> int:
+    """``n`` winning hands laid out with the deck's faces (``least_show``: laid that tight), cut where the ``base`` model
+    boxes them into the crop folder ``data`` (vision.eval.mine), with ``negatives`` the boxes that show no card too;
+    the scenes are deleted after. Returns the crops of cards cut. Both fits take their half-covered cards from here."""
+    from vision.eval.mine import mine, mine_negatives
+    from vision.synth.write import Job
+    from vision.synth.write import run as synth_run
+
+    scenes = data.parent / f"synth-{kind}-{seed}"
+    synth_run(Job(str(scenes), kind, seed, n, ("classic",), str(faces_root), 0.0, 1280, 960, least_show=least_show),
+              workers=workers, force=True, progress=progress)
+    cut = mine(scenes, data, base, progress=progress)
+    if negatives:
+        mine_negatives(scenes, data, base, progress=progress)
+    shutil.rmtree(scenes, ignore_errors=True)
+    return cut
+
+
 # winning hands laid out tight with the deck's faces, this share of the fit's scenes, cut where the base model boxes
 # them (vision.eval.mine): the fast fit then also sees the deck's cards half covered (0: whole faces only)
 FAST_TIGHT_SHARE = 0.4
@@ -183,15 +202,9 @@ def fast_fit(faces: list[tuple[str, np.ndarray]], out: Path, base: ModelInfo, sc
     data = out / "synth"
     synth_run(Job(str(data), "classify", 4242, scenes, ("classic",), str(faces_root), 0.0, 1280, 960), workers=workers,
               force=True, progress=progress)
-    tight_scenes, tight_crops = round(scenes * tight_share), 0
-    if tight_scenes:
-        from vision.eval.mine import mine
-
-        tight = out / "synth-tight"
-        synth_run(Job(str(tight), "hands", 4343, tight_scenes, ("classic",), str(faces_root), 0.0, 1280, 960,
-                      least_show=FAST_TIGHT_SHOW), workers=workers, force=True, progress=progress)
-        tight_crops = mine(tight, data, base.path, progress=progress)
-        shutil.rmtree(tight, ignore_errors=True)
+    tight_scenes = round(scenes * tight_share)
+    tight_crops = mine_deck_hands(faces_root, data, base.path, tight_scenes, 4343, FAST_TIGHT_SHOW, workers,
+                                  progress) if tight_scenes else 0
     names = list(base.names)
     crops, y = F.training_set(data, names)
     session, w0, b0 = F.embedder(base.path / "classifier.onnx")

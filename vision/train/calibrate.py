@@ -17,7 +17,7 @@ import cv2
 
 from scoring.cards import CODES
 from vision import CALIBRATION_MINUTES, CALIBRATION_SCENES, FAST_SCENES
-from vision.deck.calibrate import calibrate_fast, collect_faces, save_faces, write_model_folder
+from vision.deck.calibrate import calibrate_fast, collect_faces, mine_deck_hands, save_faces, write_model_folder
 from vision.deck.name import CALIBRATION_ORDER, CalibrationError
 from vision.deck.photo import render_calibration_photo
 from vision.infer.model import DEFAULT_MODEL, NOT_A_CARD, model_info
@@ -63,22 +63,14 @@ def calibrate(photos: list[str], out: str | Path, base: str | Path | None = None
     data = out / "synth"
     synth_run(Job(str(data), "classify", 4242, scenes, ("classic",), str(faces_root), 0.15, 1280, 960), workers=workers,
               force=True, progress=progress)
-    # and crops cut where the detector puts its boxes, as the classifier will see them (vision/mine.py)
-    from vision.eval.mine import mine, mine_negatives
-
-    scenes_dir = out / "synth-scenes"
-    synth_run(Job(str(scenes_dir), MINE_KIND, 4343, max(8, scenes // 2), ("classic",), str(faces_root), 0.0, 1280, 960),
-              workers=workers, force=True, progress=False)
-    mine(scenes_dir, data, base_info.path, progress=False)
-    if NOT_A_CARD in base_info.names:  # the base classifier rejects boxes that are not cards: keep it doing so
-        mine_negatives(scenes_dir, data, base_info.path, progress=False)
-    shutil.rmtree(scenes_dir, ignore_errors=True)
+    # and crops cut where the detector puts its boxes, as the classifier will see them (vision.eval.mine); the base
+    # classifier rejects boxes that are not cards: keep it doing so
+    mine_deck_hands(faces_root, data, base_info.path, max(8, scenes // 2), 4343, None, workers,
+                    negatives=NOT_A_CARD in base_info.names, kind=MINE_KIND)
     tight_crops = 0
     if TIGHT_MINE_SHOW is not None:  # as many hands again laid tight, as players hold them
-        synth_run(Job(str(scenes_dir), MINE_KIND, 4444, max(8, scenes // 2), ("classic",), str(faces_root), 0.0, 1280, 960,
-                      least_show=TIGHT_MINE_SHOW), workers=workers, force=True, progress=False)
-        tight_crops = mine(scenes_dir, data, base_info.path, progress=False)
-        shutil.rmtree(scenes_dir, ignore_errors=True)
+        tight_crops = mine_deck_hands(faces_root, data, base_info.path, max(8, scenes // 2), 4444, TIGHT_MINE_SHOW, workers,
+                                      kind=MINE_KIND)
     _fill_missing_classes(data)
     run_dir = train_classify(str(data), epochs=epochs, imgsz=base_info.cls_imgsz, batch=64, name=f"calibrate-{out.name}",
                              model=str(base_info.path / "classifier.pt"), workers=1,
