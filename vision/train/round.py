@@ -64,6 +64,7 @@ class Budget:
     det_epochs: int = 40
     cls_epochs: int = 60
     lr0: float = 0.0005
+    seed_shift: int = 0  # added to every part's seed: 0 draws changpai-v23's round; another draws new scenes and decks
 
 
 def _n(n: int, scale: float, least: int) -> int:
@@ -81,7 +82,7 @@ def render(out: Path, budget: Budget, progress: bool = True) -> Path:
 
     val_frac = 0.03 if budget.scale >= 0.5 else 0.25
     for p in PARTS:
-        job = Job(str(out / p.name), p.kind, p.seed, _n(p.n, budget.scale, 4), p.styles, None, val_frac, 1280, 960,
+        job = Job(str(out / p.name), p.kind, p.seed + budget.seed_shift, _n(p.n, budget.scale, 4), p.styles, None, val_frac, 1280, 960,
                   tables=ALL_TABLES, least_show=0.2 if p.tight else None)
         synth_run(job, workers=budget.workers, progress=progress)
     names = yaml.safe_load((out / PARTS[0].name / "dataset.yaml").read_text())["names"]
@@ -118,7 +119,7 @@ def crops(out: Path, base: Path, budget: Budget, progress: bool = True) -> Path:
     with ProcessPoolExecutor(max(1, min(len(jobs), budget.workers // 2)), mp_context=mp.get_context("spawn")) as pool:
         cut = sum(pool.map(_mine_one, jobs))
     for styles, n, seed, name in FACES:
-        synth_run(Job(str(out / name), "classify", seed, _n(n, budget.scale, 12), styles, None,
+        synth_run(Job(str(out / name), "classify", seed + budget.seed_shift, _n(n, budget.scale, 12), styles, None,
                       0.1 if budget.scale >= 0.5 else 0.5, 1280, 960), workers=max(1, budget.workers // 4), progress=progress)
     sources = [Path(j[1]) for j in jobs] + [out / name for *_, name in FACES]
     if progress:
@@ -136,7 +137,8 @@ def _train(what: str, data: str, base: str, name: str, budget: Budget, deadline:
                      model=str(Path(base) / "detector.pt"), workers=min(10, budget.workers),
                      extra=dict(mosaic=0.0, lr0=budget.lr0, lrf=0.05, warmup_epochs=0.3), **common)
     else:
-        train_classify(data, epochs=budget.cls_epochs, imgsz=128, batch=budget.cls_batch,
+        imgsz = json.loads((Path(base) / "model.json").read_text()).get("cls_imgsz", 128)  # not model_info: no heads reader here
+        train_classify(data, epochs=budget.cls_epochs, imgsz=imgsz, batch=budget.cls_batch,
                        model=str(Path(base) / "classifier.pt"), workers=min(6, budget.workers),
                        extra=dict(lr0=budget.lr0, lrf=0.05), **common)
 

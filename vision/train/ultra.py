@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 
 def train_threads() -> int:
@@ -35,4 +36,38 @@ def offline_ultralytics():
     from ultralytics.utils import torch_utils
 
     torch_utils.NUM_THREADS = train_threads()  # what select_device gives torch.set_num_threads for CPU training
+    _results_without_polars()
     return ultralytics
+
+
+def read_results(csv_path: Path) -> dict[str, list]:
+    """A run's results.csv as {column: values} (numbers as floats), read with the csv module."""
+    import csv
+
+    try:
+        with open(csv_path, newline="") as f:
+            rows = list(csv.DictReader(f))
+    except OSError:
+        return {}
+    out: dict[str, list] = {}
+    for row in rows:
+        for k, v in row.items():
+            try:
+                out.setdefault(k.strip(), []).append(float(v))
+            except (TypeError, ValueError):
+                out.setdefault(k.strip(), []).append(v)
+    return out
+
+
+def _results_without_polars() -> None:
+    """ultralytics reads results.csv with polars for every checkpoint it saves (the checkpoint's train_results);
+    where polars is not installed (a lent GPU machine has no package index, and its 50 MB wheel is too big to carry)
+    the trainer reads it with the csv module instead."""
+    try:
+        import polars  # noqa: F401
+        return
+    except ImportError:
+        pass
+    from ultralytics.engine.trainer import BaseTrainer
+
+    BaseTrainer.read_results_csv = lambda self: read_results(Path(self.csv))

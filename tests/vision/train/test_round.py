@@ -43,6 +43,38 @@ def test_round_refuses_a_missing_base_and_a_missing_gpu(tmp_path):
     if not torch.cuda.is_available():
         assert main(["round", "--out", str(tmp_path / "d"), "--base", str(BASE), "--device", "0"]) == 2
     assert main(["round", "--out", str(tmp_path / "d"), "--minutes", "0"]) == 2
+    assert main(["round", "--out", str(tmp_path / "d"), "--base", str(BASE), "--device", "cpu", "--seed-shift", "-1"]) == 2
     (tmp_path / "d").mkdir()
     (tmp_path / "d" / "det.yaml").write_text("train: []\n")
     assert main(["round", "--out", str(tmp_path / "d"), "--base", str(BASE), "--device", "cpu"]) == 2  # a round's folder
+
+
+def test_trainer_reads_its_results_without_polars(tmp_path, monkeypatch):
+    """A lent GPU machine has no polars (ultralytics reads results.csv with it for every checkpoint it saves): the
+    trainer then reads it with the csv module, numbers as floats."""
+    import builtins
+    import importlib
+
+    real_import = builtins.__import__
+
+    def no_polars(name, *args, **kwargs):
+        if name == "polars" or name.startswith("polars."):
+            raise ImportError("no polars here")
+        return real_import(name, *args, **kwargs)
+
+    from ultralytics.engine.trainer import BaseTrainer
+
+    monkeypatch.setattr(BaseTrainer, "read_results_csv", BaseTrainer.read_results_csv)  # restored after the test
+    monkeypatch.setattr(builtins, "__import__", no_polars)
+    ultra = importlib.import_module("vision.train.ultra")
+    ultra.offline_ultralytics()
+    csv = tmp_path / "results.csv"
+    csv.write_text("epoch,  train/loss,note\n1,0.5,a\n2,0.25,b\n")
+
+    class Run:
+        pass
+
+    run = Run()
+    run.csv = csv
+    assert BaseTrainer.read_results_csv(run) == {"epoch": [1.0, 2.0], "train/loss": [0.5, 0.25], "note": ["a", "b"]}
+    assert ultra.read_results(tmp_path / "none.csv") == {}
