@@ -81,17 +81,23 @@ def combine_crops(sources: list[str | Path], out: str | Path, repeat: dict[str, 
 
 def stop_before(deadline: float):
     """An ultralytics callback (on_fit_epoch_end) that keeps training within ``deadline`` (time.time()): when the
-    epochs left, each as long as the mean of those so far, would end after it, the run is cut to the epochs that
-    fit and its learning-rate schedule planned again over them (as ultralytics' own ``time`` does, which would
-    also lengthen a run that finishes early); with none left to fit, it ends."""
+    epochs left, each as long as the last one (the mean of those so far where the trainer does not say), would end
+    after it, the run is cut to the epochs that fit and its learning-rate schedule planned again over them (as
+    ultralytics' own ``time`` does); with none left to fit, it ends. A run cut while its first epochs were slow (on a
+    lent GPU machine the detector's first epochs share the cores with the crops being cut) is lengthened again, up to
+    the epochs asked, once its epochs run faster."""
+    asked: list[int] = []
 
     def check(trainer) -> None:
         now = time.time()
+        if not asked:
+            asked.append(trainer.epochs)
         done = trainer.epoch + 1 - trainer.start_epoch
-        per = (now - trainer.train_time_start) / max(done, 1)
-        fit = trainer.epoch + 1 + max(int((deadline - now) // per), 0)  # the epochs that end by the deadline
-        if fit >= trainer.epochs:
-            return
+        last = getattr(trainer, "epoch_time", None)
+        per = last if isinstance(last, (int, float)) and last > 0 else (now - trainer.train_time_start) / max(done, 1)
+        fit = min(asked[0], trainer.epoch + 1 + max(int((deadline - now) // per), 0))  # the epochs that end by the deadline
+        if fit == trainer.epochs or (fit > trainer.epochs and (trainer.stop or trainer.epoch + 1 >= trainer.epochs)):
+            return  # as planned; or longer, but this epoch was planned as the last and the run ends with it
         trainer.epochs = trainer.args.epochs = fit  # the trainer ends its run there
         if fit <= trainer.epoch + 1:
             trainer.stop = True

@@ -150,6 +150,31 @@ def test_fine_tuning_is_cut_to_the_epochs_that_fit_the_budget():
     stop_before(time.time() + 60)(elder)
     assert (elder.epochs, elder.args.epochs, elder.stop) == (3, 3, False)
 
+    # a trainer that says how long its last epoch took is judged by that epoch, not the mean: a first epoch slowed by
+    # work beside it (80 s, then 20 s) no longer cuts the run short, and a run cut early is lengthened again, up to
+    # the epochs asked, once its epochs run faster
+    slow_start = Trainer(epoch=1, started_s_ago=100, epochs=40)
+    slow_start.epoch_time = 20.0
+    stop_before(time.time() + 110)(slow_start)  # five more of 20 s fit (the mean, 50 s, would give two)
+    assert (slow_start.epochs, slow_start.stop, slow_start.planned) == (7, False, 7)
+    check = stop_before(time.time() + 90)
+    run = Trainer(epoch=0, started_s_ago=60, epochs=10)
+    run.epoch_time = 60.0
+    check(run)  # one more of 60 s fits: cut to 2
+    assert (run.epochs, run.stop, run.planned) == (2, False, 2)
+    run.epoch, run.epoch_time, run.train_time_start = 1, 10.0, time.time() - 70  # the planned last one, faster
+    check(run)  # it was planned as the last (the trainer ends after it): left as it is
+    assert (run.epochs, run.stop) == (2, False)
+    check = stop_before(time.time() + 45)
+    run = Trainer(epoch=0, started_s_ago=60, epochs=10)
+    run.epoch_time = 30.0
+    check(run)  # one more of 30 s fits: cut to 2
+    assert run.epochs == 2
+    run.epochs = run.args.epochs = 3  # as if planned for three
+    run.epoch, run.epoch_time = 1, 5.0
+    check(run)  # 5 s epochs: up to 1 + 1 + 9 = 11, held to the 10 asked
+    assert (run.epochs, run.stop, run.planned) == (10, False, 10)
+
 
 def test_calibrated_model_is_complete_loads_everywhere_and_never_reads_cards_the_deck_lacks(tmp_path, capsys):
     """`changpai calibrate --faces --fit full --no-extras` (a deck without 福禄寿禧财, shown in a folder), briefly: the
