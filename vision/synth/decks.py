@@ -18,7 +18,7 @@ import numpy as np
 
 from vision.fonts import HOLDOUT_FONTS, TRAIN_FONTS
 from vision.synth import faces as F
-from vision.synth.marks import _dice
+from vision.synth.marks import _dice, _hero
 
 NUMERALS = {"zh": F.NUM_ZH, "upper": F.NUM_UPPER, "arabic": "123456789"}
 SUIT_CHARS = {"t": ("条", "條", "索"), "b": ("丙", "饼", "筒"), "w": ("万", "萬")}
@@ -35,6 +35,11 @@ FAMILY_RECIPES = {
     # (the sideways head stays out: sideways is the family left out)
     "assorted": dict(heads=("stacked", "dot", "boxed"), numerals=("zh", "upper", "arabic"),
                      fields=("classic", "pips", "character", "figures"), frames=("single", "double", "none")),
+    # as many printers do, each 万 card shows its own figure (a hero of the old novels, drawn anew for every deck:
+    # headgear, robe, arms, what the hands hold), with or without the count in dots; strings as chains, bars, rope,
+    # beads or short separate bars; the assorted family's open choices of head and ornament
+    "heroes": dict(heads=("stacked", "dot", "boxed"), numerals=("zh", "upper", "arabic"), fields=("heroes",),
+                   frames=("single", "double", "none")),
 }
 ORNAMENTS = ("none", "rosette", "dot", "diamond", "bar")
 BANDS = ("none", "line", "double", "diamond")
@@ -71,6 +76,10 @@ class DeckSpec:
     num_scale: float = 1.0  # the numeral's size against the family's
     num_red: bool = False  # the numeral printed in red ink
     figure: str = "figure"  # field "figures": what each count mark is (figure | lantern | ring | star)
+    # drawn for the heroes family only
+    hero_seed: int = 0  # the deck's figures: one per rank of 万, drawn from this seed (marks._hero)
+    hero_dots: bool = False  # the count printed in dots beside the figure
+    hero_double: bool = True  # the figure drawn twice, point-symmetric, as the renderer's; else once, the card's length
 
     def to_dict(self) -> dict:
         return asdict(self) | {"deck": True}
@@ -97,12 +106,16 @@ def random_deck(rng: random.Random, family: str, holdout_fonts: bool = False) ->
         coin=rng.choice(["square", "round", "filled", "ring"]), string=rng.choice(["chain", "bars"]),
         red_suit=rng.choice("tbw"), misreg=(rng.randint(-3, 3), rng.randint(-3, 3)), wear=rng.uniform(0, 0.9),
         texture=rng.uniform(2, 12), corner=rng.randint(3, 14), aspect=rng.uniform(4.0, 5.5))
-    if family != "assorted":
+    if family not in ("assorted", "heroes"):
         return spec
-    return replace(spec, ornament=rng.choice(ORNAMENTS), band=rng.choice(BANDS), num_scale=rng.uniform(0.75, 1.15),
+    spec = replace(spec, ornament=rng.choice(ORNAMENTS), band=rng.choice(BANDS), num_scale=rng.uniform(0.75, 1.15),
                    num_red=rng.random() < 0.25, figure=rng.choice(("figure", "lantern", "ring", "star")),
                    coin=rng.choice(["square", "round", "filled", "ring", "rosette"]),
                    string=rng.choice(["chain", "bars", "rope", "beads"]))
+    if family != "heroes":
+        return spec
+    return replace(spec, string=rng.choice(["chain", "bars", "rope", "beads", "short", "short"]),
+                   hero_seed=rng.randrange(1 << 30), hero_dots=rng.random() < 0.5, hero_double=rng.random() < 0.6)
 
 
 def _head_text(code: str, spec: DeckSpec) -> tuple[str, str]:
@@ -184,6 +197,12 @@ def _field(c: F._Canvas, code: str, spec: DeckSpec, x0: float, y0: float, x1: fl
     if spec.field_kind == "figures":  # the count as that many small figures (lanterns, rings, stars) in a column
         _figures(c, n, suit, spec, x0, y0, x1, y1)
         return
+    if spec.field_kind == "heroes":
+        if suit == "w":
+            _hero_field(c, n, spec, x0, y0, x1, y1)
+        else:
+            F._field(c, code, spec, x0, y0, x1, y1)  # strings (short bars among them) and coins
+        return
     for y in (y0 + fh * 0.25, y0 + fh * 0.75):  # pips: the count as dice, twice, for every suit
         _dice(c, cx, y, n, min(fw * 0.85, fh * 0.4), max(2, int(fw / 13)), red=suit == spec.red_suit)
 
@@ -215,6 +234,29 @@ def _figures(c: F._Canvas, n: int, suit: str, spec: DeckSpec, x0: float, y0: flo
         else:  # a little figure: head, body
             d.ellipse([cx - r * 0.35, cy - r, cx + r * 0.35, cy - r * 0.3], fill=255)
             d.polygon([(cx - r * 0.7, cy + r), (cx + r * 0.7, cy + r), (cx, cy - r * 0.3)], outline=255, fill=255)
+
+
+def _hero_field(c: F._Canvas, n: int, spec: DeckSpec, x0: float, y0: float, x1: float, y1: float) -> None:
+    """A 万 card of the heroes family: the rank's own figure (the same on every card of that rank of the deck), drawn
+    twice point-symmetric or once the field's length; the count in dice dots above it when the deck prints them."""
+    fw, fh = int(x1 - x0), int(y1 - y0)
+    rng = random.Random(spec.hero_seed * 10 + n)
+    if spec.hero_double:
+        half = fh // 2
+        fig = F._Canvas(fw, half)
+        top = half * (0.3 if spec.hero_dots else 0.06)
+        _hero(fig, fw / 2, top, half - 2, rng, spec.stroke)
+        if spec.hero_dots:
+            _dice(fig, fw / 2, half * 0.15, n, min(fw * 0.7, half * 0.26), max(2, int(fw / 16)), red=n in (1, 4, 5, 9))
+        F._paste_double(c, fig, int(x0), int(y0), half)
+        return
+    fig = F._Canvas(fw, fh)
+    top = fh * (0.2 if spec.hero_dots else 0.04)
+    _hero(fig, fw / 2, top, fh - 3, rng, spec.stroke)
+    if spec.hero_dots:
+        _dice(fig, fw / 2, fh * 0.1, n, min(fw * 0.7, fh * 0.14), max(2, int(fw / 16)), red=n in (1, 4, 5, 9))
+    for name in ("ink", "red"):
+        getattr(c, name).paste(getattr(fig, name), (int(x0), int(y0)), getattr(fig, name))
 
 
 def render_deck_face(code: str, spec: DeckSpec, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -66,3 +67,23 @@ def test_a_deck_family_prints_its_own_card_proportions(tmp_path):
               for c in gt["cards"]]
     assert abs(float(np.median(ratios)) - spec.aspect) < 0.35  # the camera's tilt bends it a little
 
+
+
+def test_heroes_decks_draw_a_figure_for_each_rank_of_wan_and_other_decks_stay_as_they_were():
+    """The heroes family: every 万 rank its own figure (the same on every card of that rank, another in another deck),
+    strings as short separate bars among the kinds; an assorted deck of a seed is drawn as before the family existed."""
+    decks = [random_deck(random.Random(k), "heroes") for k in range(12)]
+    assert {d.field_kind for d in decks} == {"heroes"} and "short" in {d.string for d in decks}
+    assert {d.hero_dots for d in decks} == {True, False} and {d.hero_double for d in decks} == {True, False}
+    spec = replace(decks[0], hero_dots=False)
+    field = slice(FACE_H // 4, 3 * FACE_H // 4)
+    wan = [render_deck_face(f"{n}w", spec, 0)[0][field] for n in range(1, 10)]
+    assert len({w.tobytes() for w in wan}) == 9  # no dots: the figures alone tell the ranks apart
+    assert np.array_equal(render_deck_face("3w", spec, 0)[0], render_deck_face("3w", spec, 0)[0])
+    other = replace(spec, hero_seed=spec.hero_seed + 1)
+    assert not np.array_equal(render_deck_face("3w", other, 0)[0][field], wan[2])
+    short = replace(spec, string="short", field_kind="heroes")
+    chain = replace(short, string="chain")
+    assert not np.array_equal(render_deck_face("5t", short, 0)[0], render_deck_face("5t", chain, 0)[0])
+    a = random_deck(random.Random(7), "assorted")
+    assert (a.hero_seed, a.hero_dots, a.hero_double) == (0, False, True)  # the fields the heroes family alone draws
