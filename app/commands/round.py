@@ -19,8 +19,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "those that fit (default %(default)s; rendering and mining are inside it)")
     p.add_argument("--scale", type=float, default=1.0, help="every scene and crop count times this (1: changpai-v23's round, "
                    "4,600 scenes)")
-    p.add_argument("--seed-shift", type=int, default=0, help="added to every part's seed: 0 renders changpai-v23's "
-                   "round again, another number new scenes and decks (keep clear of the val and test seeds, 7000-9999)")
+    p.add_argument("--seed-shift", type=int, default=0, help="added to every part's seed: 0 renders with changpai-v23's "
+                   "round's seeds, another number new scenes and decks (keep clear of the val and test seeds, 7000-9999)")
     p.add_argument("--device", default="0", help="a CUDA device index, or cpu (default %(default)s)")
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="rendering processes and loaders (default: the cores)")
 

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-FAMILIES = ("assorted", "woodblock", "dotted", "boxed", "formal")
+# changpai-v23's round drew the first five; heroes (万 drawn as each rank's own figure) is drawn since
+FAMILIES = ("assorted", "woodblock", "dotted", "boxed", "formal", "heroes")
 OWN = ("classic", "bold", "fine", "folk")
 WILD = ("fu", "lu", "shou", "xi", "cai")
 
@@ -64,7 +65,7 @@ class Budget:
     det_epochs: int = 40
     cls_epochs: int = 60
     lr0: float = 0.0005
-    seed_shift: int = 0  # added to every part's seed: 0 draws changpai-v23's round; another draws new scenes and decks
+    seed_shift: int = 0  # added to every part's seed: 0 draws changpai-v23's seeds; another draws new scenes and decks
 
 
 def _n(n: int, scale: float, least: int) -> int:
