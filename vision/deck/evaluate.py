@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-FAMILIES = ("classic", "woodblock", "dotted", "boxed", "sideways", "formal", "assorted")
+FAMILIES = ("classic", "woodblock", "dotted", "boxed", "sideways", "formal", "assorted", "heroes")
 TIGHT_IOU = 0.8  # a face outlined on its card
 
 
