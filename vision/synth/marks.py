@@ -175,7 +175,7 @@ def _hero(c: Any, cx: float, top: float, bottom: float, rng: Any, stroke: int) -
         rl.polygon(pts, outline=255, width=w)
         for _ in range(rng.randint(0, 3)):  # folds of the robe
             fx = cx + rng.uniform(-0.6, 0.6) * sw
-            rl.line([fx, neck + (bottom - neck) * rng.uniform(0.2, 0.5), fx * 1.0 + rng.uniform(-0.3, 0.3) * hem,
+            rl.line([fx, neck + (bottom - neck) * rng.uniform(0.2, 0.5), fx + rng.uniform(-0.3, 0.3) * hem,
                      bottom - 2], fill=255, width=max(1, w - 1))
     sash_y = neck + (bottom - neck) * rng.uniform(0.28, 0.45)
     (red if red_part == "sash" else ink).line([cx - sw * 1.1, sash_y, cx + sw * 1.1, sash_y + rng.uniform(-4, 4)],

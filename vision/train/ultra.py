@@ -63,11 +63,10 @@ def _results_without_polars() -> None:
     """ultralytics reads results.csv with polars for every checkpoint it saves (the checkpoint's train_results);
     where polars is not installed (a lent GPU machine has no package index, and its 50 MB wheel is too big to carry)
     the trainer reads it with the csv module instead."""
-    try:
-        import polars  # noqa: F401
+    import importlib.util
+
+    if importlib.util.find_spec("polars") is not None:  # found without importing it (a heavy import)
         return
-    except ImportError:
-        pass
     from ultralytics.engine.trainer import BaseTrainer
 
     BaseTrainer.read_results_csv = lambda self: read_results(Path(self.csv))
