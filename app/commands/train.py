@@ -42,6 +42,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "it stops 2 epochs before the end)")
     p.add_argument("--minutes", type=float, help="detect, classify: end by then, the run cut to the epochs that fit (judged "
                    "by those done) and its learning rate planned again over them: a run on a lent GPU machine held to its time")
+    p.add_argument("--keep", type=float, default=0.0, help="classify, with --weights: pull the fine-tune toward the start's "
+                   "readings on the crops it reads right, this weight beside the labels' loss (e.g. 1; 0: off): teach a "
+                   "new deck family without forgetting the decks the start reads")
     p.add_argument("--device", default="cpu", help="cpu, or a CUDA device index such as 0")
     p.add_argument("--workers", type=int, default=2, help="data-loading workers")
     p.add_argument("--release", metavar="NAME", help="after training, export ONNX and write models/NAME with a model card")
@@ -83,6 +86,10 @@ def run(args: argparse.Namespace) -> int:
     kw = {k: v for k, v in dict(epochs=args.epochs, imgsz=args.imgsz, batch=args.batch).items() if v is not None}
     if args.weights:
         kw["model"] = args.weights
+    if args.keep:
+        if args.what != "classify" or not args.weights or args.resume or args.keep < 0:
+            raise UserError("--keep is for a new classify run from --weights, with a positive weight.")
+        kw["keep"] = args.keep
     extra = {k: v for k, v in dict(lr0=args.lr0, lrf=args.lrf, warmup_epochs=args.warmup).items() if v is not None}
     if args.no_mosaic:
         if args.what != "detect":

@@ -110,8 +110,10 @@ def stop_before(deadline: float):
 
 def train_classify(data: str, epochs: int = 15, imgsz: int = 128, batch: int = 64, name: str = "classify",
                    model: str = "yolo11n-cls.yaml", resume: bool = False, device: str = "cpu", workers: int = 2,
-                   extra: dict[str, Any] | None = None, deadline: float | None = None) -> Path:
-    """``deadline`` (time.time()): the run is cut to the epochs that end by then (stop_before; at least one)."""
+                   extra: dict[str, Any] | None = None, deadline: float | None = None, keep: float = 0.0) -> Path:
+    """``deadline`` (time.time()): the run is cut to the epochs that end by then (stop_before; at least one).
+    ``keep`` > 0 (a fine-tune from weights): the loss pulls toward the start's readings where they are right
+    (vision.train.keep)."""
     offline_ultralytics()
     from ultralytics import YOLO
 
@@ -127,6 +129,12 @@ def train_classify(data: str, epochs: int = 15, imgsz: int = 128, batch: int = 6
         model = str(align_classifier(Path(model), Path(data), RUNS / f"{name}_start.pt"))
         fine_tune = dict(lr0=0.001, warmup_epochs=0.3, warmup_bias_lr=0.0, pretrained=True)  # as train_detect
     m = YOLO(model, task="classify")
+    if keep > 0:
+        if not fine_tune:
+            raise ValueError("keep pulls a fine-tune toward its start: give the weights to start from.")
+        from vision.train.keep import keep_callback
+
+        m.add_callback("on_pretrain_routine_end", keep_callback(model, keep))
     if deadline is not None:
         m.add_callback("on_fit_epoch_end", stop_before(deadline))
     args = _common(device, workers) | dict(
