@@ -21,6 +21,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "4,600 scenes)")
     p.add_argument("--seed-shift", type=int, default=0, help="added to every part's seed: 0 renders with changpai-v23's "
                    "round's seeds, another number new scenes and decks (keep clear of the val and test seeds, 7000-9999)")
+    p.add_argument("--keep", type=float, default=0.0, help="pull the classifier toward the base's readings on the crops the "
+                   "base reads right, this weight beside the labels' loss (changpai train --keep; default 0: off)")
     p.add_argument("--device", default="0", help="a CUDA device index, or cpu (default %(default)s)")
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="rendering processes and loaders (default: the cores)")
 
@@ -31,8 +33,8 @@ def run(args: argparse.Namespace) -> int:
     from vision.synth.write import SynthError
     from vision.train.round import Budget, run_round
 
-    if args.minutes <= 0 or args.scale <= 0 or args.workers < 1 or args.seed_shift < 0:
-        raise UserError("--minutes and --scale take positive numbers, --workers at least 1, --seed-shift 0 or more.")
+    if args.minutes <= 0 or args.scale <= 0 or args.workers < 1 or args.seed_shift < 0 or args.keep < 0:
+        raise UserError("--minutes and --scale take positive numbers, --workers at least 1, --seed-shift and --keep 0 or more.")
     base = Path(args.base)
     if not (base / "detector.pt").is_file() or not (base / "classifier.pt").is_file():
         raise UserError(f"No detector.pt and classifier.pt at {base}: a round starts from a released model folder.")
@@ -44,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
         if not torch.cuda.is_available():
             raise UserError(f"No CUDA device here for --device {args.device}: give --device cpu to run the round on the CPU.")
     budget = Budget(minutes=args.minutes, scale=args.scale, device=args.device, workers=args.workers,
-                    seed_shift=args.seed_shift)
+                    seed_shift=args.seed_shift, keep=args.keep)
     try:
         r = run_round(args.out, base, args.name, budget)
     except (SynthError, FileNotFoundError, RuntimeError) as e:

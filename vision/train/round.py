@@ -66,6 +66,7 @@ class Budget:
     cls_epochs: int = 60
     lr0: float = 0.0005
     seed_shift: int = 0  # added to every part's seed: 0 draws changpai-v23's seeds; another draws new scenes and decks
+    keep: float = 0.0  # the classifier's pull toward the base's readings where they are right (vision.train.keep; 0: off)
 
 
 def _n(n: int, scale: float, least: int) -> int:
@@ -141,7 +142,7 @@ def _train(what: str, data: str, base: str, name: str, budget: Budget, deadline:
         imgsz = json.loads((Path(base) / "model.json").read_text()).get("cls_imgsz", 128)  # not model_info: no heads reader here
         train_classify(data, epochs=budget.cls_epochs, imgsz=imgsz, batch=budget.cls_batch,
                        model=str(Path(base) / "classifier.pt"), workers=min(6, budget.workers),
-                       extra=dict(lr0=budget.lr0, lrf=0.05), **common)
+                       extra=dict(lr0=budget.lr0, lrf=0.05), keep=budget.keep, **common)
 
 
 def run_round(out: str | Path, base: str | Path, name: str, budget: Budget, progress: bool = True) -> dict[str, Any]:

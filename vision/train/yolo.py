@@ -3,6 +3,7 @@ from the model YAMLs (no pretrained weights can be had), with resume and checkpo
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 from typing import Any
@@ -12,19 +13,29 @@ from vision.train.ultra import offline_ultralytics
 RUNS = Path("runs")
 
 
+KEEP_FILE = "keep.json"  # a --keep run's start and weight, for its resumption
+
+
 def _common(device: str, workers: int) -> dict[str, Any]:
     return dict(device=device, workers=workers, amp=False, plots=False, verbose=False, exist_ok=True,
                 pretrained=False, save_period=1, deterministic=False)
 
 
 def _resume(run_dir: Path, device: str, workers: int) -> Path:
-    """Continue a run from its last checkpoint (ultralytics keeps the optimizer and epoch there)."""
+    """Continue a run from its last checkpoint (ultralytics keeps the optimizer and epoch there); a classifier run
+    made with ``keep`` goes on with its pull toward the start (KEEP_FILE beside its weights)."""
     from ultralytics import YOLO
 
     last = run_dir / "weights" / "last.pt"
     if not last.exists():
         raise FileNotFoundError(f"No checkpoint to resume at {last}.")
-    YOLO(str(last)).train(resume=True, device=device, workers=workers)
+    m = YOLO(str(last))
+    if (run_dir / KEEP_FILE).is_file():
+        from vision.train.keep import keep_callback
+
+        kept = json.loads((run_dir / KEEP_FILE).read_text())
+        m.add_callback("on_pretrain_routine_end", keep_callback(kept["start"], float(kept["weight"])))
+    m.train(resume=True, device=device, workers=workers)
     return run_dir
 
 
@@ -135,6 +146,8 @@ def train_classify(data: str, epochs: int = 15, imgsz: int = 128, batch: int = 6
         from vision.train.keep import keep_callback
 
         m.add_callback("on_pretrain_routine_end", keep_callback(model, keep))
+        (run_dir / "weights").mkdir(parents=True, exist_ok=True)  # a resumed run reads it (_resume)
+        (run_dir / KEEP_FILE).write_text(json.dumps({"start": str(Path(model).resolve()), "weight": keep}))
     if deadline is not None:
         m.add_callback("on_fit_epoch_end", stop_before(deadline))
     args = _common(device, workers) | dict(

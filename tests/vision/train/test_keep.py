@@ -3,6 +3,8 @@ already agrees, and wired into a classify fine-tune by `changpai train classify 
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -71,8 +73,40 @@ def test_train_classify_keep_uses_the_pull(tmp_path, monkeypatch):
                                model=str(released), keep=0.5)
     assert (run / "weights" / "last.pt").exists()
     assert calls and set(calls) == {0.5}
+    kept = json.loads((run / train.KEEP_FILE).read_text())  # for a resumed run
+    assert kept == {"start": str((tmp_path / "runs" / "k_start.pt").resolve()), "weight": 0.5}
     with pytest.raises(ValueError, match="weights"):
         train.train_classify(str(tmp_path / "cls"), epochs=1, imgsz=64, batch=8, name="k2", workers=0, keep=0.5)
+
+
+def test_a_resumed_keep_run_keeps_its_pull(tmp_path, monkeypatch):
+    import ultralytics
+
+    import vision.train.yolo as train
+
+    run = tmp_path / "k"
+    (run / "weights").mkdir(parents=True)
+    (run / "weights" / "last.pt").write_bytes(b"x")
+    (run / train.KEEP_FILE).write_text(json.dumps({"start": str(tmp_path / "k_start.pt"), "weight": 2.0}))
+    seen = []
+
+    class Fake:
+        def __init__(self, path):
+            seen.append(("load", path))
+
+        def add_callback(self, event, fn):
+            seen.append(("callback", event))
+
+        def train(self, **kw):
+            seen.append(("train", kw["resume"]))
+
+    monkeypatch.setattr(ultralytics, "YOLO", Fake)
+    train._resume(run, "cpu", 0)
+    assert seen == [("load", str(run / "weights" / "last.pt")), ("callback", "on_pretrain_routine_end"), ("train", True)]
+    (run / train.KEEP_FILE).unlink()
+    seen.clear()
+    train._resume(run, "cpu", 0)
+    assert ("callback", "on_pretrain_routine_end") not in seen
 
 
 @pytest.mark.parametrize("args", [["--keep", "1"], ["--keep", "-1", "--weights", "{w}"]])

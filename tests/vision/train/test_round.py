@@ -12,7 +12,8 @@ BASE = Path(__file__).resolve().parents[3] / "models" / DEFAULT_MODEL_NAME
 def test_a_round_renders_mines_trains_both_and_averages(tmp_path, monkeypatch):
     """Every part rendered (never the sideways family or the held-out style), crops cut where the base boxes them,
     both networks fine-tuned at once and held to the deadline (past it here: one epoch each though two are asked),
-    the classifier averaged with the base's into a checkpoint with the base's classes."""
+    the classifier averaged with the base's into a checkpoint with the base's classes; the classifier's run pulled
+    toward the base's readings (--keep)."""
     import torch
     import yaml
 
@@ -20,7 +21,7 @@ def test_a_round_renders_mines_trains_both_and_averages(tmp_path, monkeypatch):
 
     monkeypatch.chdir(tmp_path)  # runs/ (the trainings run in processes of their own, in this folder)
     budget = Budget(minutes=0.01, scale=0.003, device="cpu", workers=2, det_imgsz=160, det_batch=4, cls_batch=16,
-                    det_epochs=2, cls_epochs=2)
+                    det_epochs=2, cls_epochs=2, keep=1.0)
     r = run_round(tmp_path / "d", BASE, "t", budget, progress=False)
     assert not any({"sideways", "holdout"} & set(p.styles) for p in PARTS)
     det = yaml.safe_load((tmp_path / "d" / "det.yaml").read_text())
@@ -44,6 +45,7 @@ def test_round_refuses_a_missing_base_and_a_missing_gpu(tmp_path):
         assert main(["round", "--out", str(tmp_path / "d"), "--base", str(BASE), "--device", "0"]) == 2
     assert main(["round", "--out", str(tmp_path / "d"), "--minutes", "0"]) == 2
     assert main(["round", "--out", str(tmp_path / "d"), "--base", str(BASE), "--device", "cpu", "--seed-shift", "-1"]) == 2
+    assert main(["round", "--out", str(tmp_path / "d"), "--base", str(BASE), "--device", "cpu", "--keep", "-1"]) == 2
     (tmp_path / "d").mkdir()
     (tmp_path / "d" / "det.yaml").write_text("train: []\n")
     assert main(["round", "--out", str(tmp_path / "d"), "--base", str(BASE), "--device", "cpu"]) == 2  # a round's folder
@@ -76,3 +78,13 @@ def test_trainer_reads_its_results_without_polars(tmp_path, monkeypatch):
     run.csv = csv
     assert BaseTrainer.read_results_csv(run) == {"epoch": [1.0, 2.0], "train/loss": [0.5, 0.25], "note": ["a", "b"]}
     assert ultra.read_results(tmp_path / "none.csv") == {}
+
+
+def test_round_passes_keep_to_the_classifier(monkeypatch):
+    import vision.train.yolo as yolo
+    from vision.train.round import Budget, _train
+
+    seen = {}
+    monkeypatch.setattr(yolo, "train_classify", lambda data, **kw: seen.update(kw))
+    _train("classify", "D/clsdata", str(BASE), "t_cls", Budget(keep=0.5, device="cpu"), deadline=0.0)
+    assert seen["keep"] == 0.5 and seen["model"].endswith("classifier.pt")
