@@ -18,7 +18,8 @@ class AverageError(ValueError):
     """Checkpoints that cannot be averaged, said in one sentence."""
 
 
-def _network(ckpt: dict[str, Any], path: Path):
+def checkpoint_network(ckpt: dict[str, Any], path: Path):
+    """The network a checkpoint holds (its EMA weights where it has them), in float; AverageError if none."""
     net = (ckpt.get("ema") or ckpt.get("model")) if isinstance(ckpt, dict) else None
     if net is None or not hasattr(net, "state_dict"):
         raise AverageError(f"{path} is not an ultralytics checkpoint (no model in it).")
@@ -49,7 +50,7 @@ def average_weights(sources: list[str | Path], run_dir: str | Path) -> Path:
             ckpts.append(torch.load(p, map_location="cpu", weights_only=False))
         except Exception as e:  # torch's unpickling errors have no common type
             raise AverageError(f"{p} cannot be read as a checkpoint ({str(e).splitlines()[0][:120]}).") from None
-    nets = [_network(c, p) for c, p in zip(ckpts, paths, strict=True)]
+    nets = [checkpoint_network(c, p) for c, p in zip(ckpts, paths, strict=True)]
     states = [n.state_dict() for n in nets]
     keys = list(states[0])
     for p, s in zip(paths[1:], states[1:], strict=True):

@@ -33,7 +33,7 @@ class KeepLoss:
             right = (start.argmax(1) == batch["cls"]).float()
         kl = F.kl_div(F.log_softmax(logits / self.t, 1), F.log_softmax(start / self.t, 1), reduction="none",
                       log_target=True).sum(1)
-        keep = (kl * right).sum() / max(float(right.sum()), 1.0) * self.t**2
+        keep = (kl * right).sum() / right.sum().clamp(min=1.0) * self.t**2  # no host sync a step
         loss = ce + self.weight * keep
         return loss, {"loss": loss.detach()}
 
@@ -42,8 +42,9 @@ def load_start(path: str | Path):
     """The start checkpoint's network, in eval mode, frozen."""
     import torch
 
-    ckpt = torch.load(Path(path), map_location="cpu", weights_only=False)
-    net = (ckpt.get("ema") or ckpt.get("model")).float().eval()
+    from vision.train.average import checkpoint_network
+
+    net = checkpoint_network(torch.load(Path(path), map_location="cpu", weights_only=False), Path(path)).eval()
     for p in net.parameters():
         p.requires_grad_(False)
     return net

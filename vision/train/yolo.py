@@ -139,14 +139,14 @@ def train_classify(data: str, epochs: int = 15, imgsz: int = 128, batch: int = 6
         RUNS.mkdir(parents=True, exist_ok=True)
         model = str(align_classifier(Path(model), Path(data), RUNS / f"{name}_start.pt"))
         fine_tune = dict(lr0=0.001, warmup_epochs=0.3, warmup_bias_lr=0.0, pretrained=True)  # as train_detect
+    if keep > 0 and not fine_tune:
+        raise ValueError("keep pulls a fine-tune toward its start: give the weights to start from.")
     m = YOLO(model, task="classify")
     if keep > 0:
-        if not fine_tune:
-            raise ValueError("keep pulls a fine-tune toward its start: give the weights to start from.")
         from vision.train.keep import keep_callback
 
         m.add_callback("on_pretrain_routine_end", keep_callback(model, keep))
-        (run_dir / "weights").mkdir(parents=True, exist_ok=True)  # a resumed run reads it (_resume)
+        run_dir.mkdir(parents=True, exist_ok=True)  # a resumed run reads it (_resume)
         (run_dir / KEEP_FILE).write_text(json.dumps({"start": str(Path(model).resolve()), "weight": keep}))
     if deadline is not None:
         m.add_callback("on_fit_epoch_end", stop_before(deadline))
