@@ -18,7 +18,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--styles", default="classic,bold,fine,folk",
                    help="deck style families, comma-separated (classic, bold, fine, folk; scrambled: one of those with other "
                         "characters for its numerals; holdout is kept out of training; the deck families woodblock, dotted, boxed, "
-                        "sideways, formal, assorted, heroes: docs/training.md)")
+                        "sideways, formal, assorted, heroes, medley: docs/training.md)")
     p.add_argument("--faces", help="folder of your own deck's faces: FACES/<code>/*.jpg")
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes (default: one per core)")
     p.add_argument("--val-frac", type=float, default=0.1,

@@ -14,11 +14,13 @@ import math
 import random
 from dataclasses import asdict, dataclass, field, replace
 
+import cv2
 import numpy as np
 
 from vision.fonts import HOLDOUT_FONTS, TRAIN_FONTS
 from vision.synth import faces as F
 from vision.synth.marks import _dice, _hero
+from vision.synth.names import draw_names, name_field
 
 NUMERALS = {"zh": F.NUM_ZH, "upper": F.NUM_UPPER, "arabic": "123456789"}
 SUIT_CHARS = {"t": ("条", "條", "索"), "b": ("丙", "饼", "筒"), "w": ("万", "萬")}
@@ -40,7 +42,13 @@ FAMILY_RECIPES = {
     # beads or short separate bars; the assorted family's open choices of head and ornament
     "heroes": dict(heads=("stacked", "dot", "boxed"), numerals=("zh", "upper", "arabic"), fields=("heroes",),
                    frames=("single", "double", "none")),
+    # every open choice of assorted and heroes, and what neither varies: the named cards drawn the printer's way
+    # (vision.synth.names: one flower or three, a sprig, 千 once or in a seal or as a figure …) and a band printed
+    # round the card's edge (a rim of grey, brown or colour, as many decks' edges are)
+    "medley": dict(heads=("stacked", "dot", "boxed"), numerals=("zh", "upper", "arabic"),
+                   fields=("classic", "pips", "character", "figures", "heroes"), frames=("single", "double", "none")),
 }
+RIM_COLOURS = ((120, 120, 120), (60, 80, 110), (40, 40, 140), (50, 90, 50), (110, 60, 30), (30, 30, 30), (150, 175, 190))
 ORNAMENTS = ("none", "rosette", "dot", "diamond", "bar")
 BANDS = ("none", "line", "double", "diamond")
 DECK_FAMILIES = tuple(FAMILY_RECIPES)
@@ -80,6 +88,11 @@ class DeckSpec:
     hero_seed: int = 0  # the deck's figures: one per rank of 万, drawn from this seed (marks._hero)
     hero_dots: bool = False  # the count printed in dots beside the figure
     hero_double: bool = True  # the figure drawn twice, point-symmetric, as the renderer's; else once, the card's length
+    # drawn for the medley family only
+    names: dict = field(default_factory=dict)  # the named cards' ways (vision.synth.names.draw_names); {}: the renderer's
+    rim: int = 0  # a band round the card's edge this many pixels wide (of FACE_W); 0: none
+    rim_colour: tuple[int, int, int] = (120, 120, 120)
+    rim_line: bool = False  # ... with a thin ink line along its inner edge
 
     def to_dict(self) -> dict:
         return asdict(self) | {"deck": True}
@@ -106,16 +119,22 @@ def random_deck(rng: random.Random, family: str, holdout_fonts: bool = False) ->
         coin=rng.choice(["square", "round", "filled", "ring"]), string=rng.choice(["chain", "bars"]),
         red_suit=rng.choice("tbw"), misreg=(rng.randint(-3, 3), rng.randint(-3, 3)), wear=rng.uniform(0, 0.9),
         texture=rng.uniform(2, 12), corner=rng.randint(3, 14), aspect=rng.uniform(4.0, 5.5))
-    if family not in ("assorted", "heroes"):
+    if family not in ("assorted", "heroes", "medley"):
         return spec
     spec = replace(spec, ornament=rng.choice(ORNAMENTS), band=rng.choice(BANDS), num_scale=rng.uniform(0.75, 1.15),
                    num_red=rng.random() < 0.25, figure=rng.choice(("figure", "lantern", "ring", "star")),
                    coin=rng.choice(["square", "round", "filled", "ring", "rosette"]),
                    string=rng.choice(["chain", "bars", "rope", "beads"]))
-    if family != "heroes":
+    if family == "assorted":
         return spec
-    return replace(spec, string=rng.choice(["chain", "bars", "rope", "beads", "short", "short"]),
+    spec = replace(spec, string=rng.choice(["chain", "bars", "rope", "beads", "short", "short"]),
                    hero_seed=rng.randrange(1 << 30), hero_dots=rng.random() < 0.5, hero_double=rng.random() < 0.6)
+    if family == "heroes":
+        return spec
+    colour = rng.choice(RIM_COLOURS)
+    return replace(spec, names=draw_names(rng), rim=0 if rng.random() < 0.25 else rng.randint(2, 8),
+                   rim_colour=tuple(int(np.clip(c + rng.randint(-20, 20), 0, 255)) for c in colour),
+                   rim_line=rng.random() < 0.4)
 
 
 def _head_text(code: str, spec: DeckSpec) -> tuple[str, str]:
@@ -184,6 +203,9 @@ def _ornament(c: F._Canvas, spec: DeckSpec, w: int, h: int) -> None:
 
 
 def _field(c: F._Canvas, code: str, spec: DeckSpec, x0: float, y0: float, x1: float, y1: float) -> None:
+    if spec.names and not code[0].isdigit():
+        name_field(c, code, spec, x0, y0, x1, y1)  # the printer's way with the named cards
+        return
     if spec.field_kind == "classic" or not code[0].isdigit():
         F._field(c, code, spec, x0, y0, x1, y1)  # the renderer's strings, coins, figures and names
         return
@@ -261,7 +283,21 @@ def _hero_field(c: F._Canvas, n: int, spec: DeckSpec, x0: float, y0: float, x1: 
 
 def render_deck_face(code: str, spec: DeckSpec, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """One face of the deck: (BGR uint8 FACE_H × FACE_W × 3, alpha), laid out and printed as faces.render_face does."""
-    return F.lay_out_face(code, spec, seed, _head, _field)
+    face, alpha = F.lay_out_face(code, spec, seed, _head, _field)
+    return (_with_rim(face, spec) if spec.rim else face), alpha
+
+
+def _with_rim(face: np.ndarray, spec: DeckSpec) -> np.ndarray:
+    """The band printed round the card's edge, ``spec.rim`` pixels wide, over the paper's texture (its shading kept)."""
+    out = face.astype(np.float32)
+    band = np.ones(face.shape[:2], bool)
+    band[spec.rim:-spec.rim, spec.rim:-spec.rim] = False
+    shade = out[band].mean(1, keepdims=True) / max(float(np.mean(spec.paper)), 1.0)
+    out[band] = np.clip(np.array(spec.rim_colour, np.float32) * shade, 0, 255)
+    if spec.rim_line:
+        r = spec.rim
+        cv2.rectangle(out, (r, r), (face.shape[1] - 1 - r, face.shape[0] - 1 - r), tuple(float(c) for c in spec.ink), 1)
+    return out.astype(np.uint8)
 
 
 ALL_FAMILIES = F.FAMILIES + DECK_FAMILIES  # every style a synth job may name

@@ -18,8 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-# changpai-v23's round drew the first five; heroes (万 drawn as each rank's own figure) is drawn since
-FAMILIES = ("assorted", "woodblock", "dotted", "boxed", "formal", "heroes")
+# changpai-v23's round drew the first five; heroes (万 drawn as each rank's own figure) and medley (the named cards
+# drawn the printer's way, rims) are drawn since
+FAMILIES = ("assorted", "woodblock", "dotted", "boxed", "formal", "heroes", "medley")
 OWN = ("classic", "bold", "fine", "folk")
 WILD = ("fu", "lu", "shou", "xi", "cai")
 

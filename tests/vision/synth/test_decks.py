@@ -87,3 +87,32 @@ def test_heroes_decks_draw_a_figure_for_each_rank_of_wan_and_other_decks_stay_as
     assert not np.array_equal(render_deck_face("5t", short, 0)[0], render_deck_face("5t", chain, 0)[0])
     a = random_deck(random.Random(7), "assorted")
     assert (a.hero_seed, a.hero_dots, a.hero_double) == (0, False, True)  # the fields the heroes family alone draws
+
+
+def test_medley_decks_draw_the_named_cards_the_printers_way_and_some_print_a_rim():
+    """The medley family: its named cards are drawn one of many ways (one flower or three, a sprig, 千 once, in a seal
+    or as a figure…), the same way on every named card of a deck and another way in another deck; most of its decks
+    print a band round the card's edge; the heroes family, and every family before, keep their draws."""
+    from vision.synth.names import FLOWER_WAYS, QZ_WAYS
+
+    decks = [random_deck(random.Random(k), "medley") for k in range(40)]
+    assert {d.names["flowers"] for d in decks} == set(FLOWER_WAYS) and {d.names["qz"] for d in decks} == set(QZ_WAYS)
+    assert {d.rim > 0 for d in decks} == {True, False} and {d.field_kind for d in decks} >= {"heroes", "classic"}
+    field = slice(FACE_H // 4, 3 * FACE_H // 4)
+    base = replace(decks[0], rim=0)
+    one = replace(base, names=base.names | {"flowers": "one", "marks": "none"})
+    three = replace(one, names=one.names | {"flowers": "three"})
+    assert not np.array_equal(render_deck_face("hh", one, 0)[0][field], render_deck_face("hh", three, 0)[0][field])
+    renderers = replace(one, names={})  # no ways drawn: the renderer's own named cards
+    assert not np.array_equal(render_deck_face("bh", one, 0)[0][field], render_deck_face("bh", renderers, 0)[0][field])
+    for code in ("qz", "hh", "bh", "fu", "cai"):
+        face, _ = render_deck_face(code, one, 0)
+        assert face[field].std() > 10  # something is drawn in the field
+    rimmed = replace(one, rim=6, rim_colour=(40, 40, 140))
+    plain, _ = render_deck_face("5t", one, 0)
+    edged, _ = render_deck_face("5t", rimmed, 0)
+    mid = FACE_H // 2
+    assert int(edged[mid, 3, 2]) > int(edged[mid, 3, 0]) + 40  # the band in its colour (BGR: red)
+    assert edged[mid, 2:5].mean() < plain[mid, 2:5].mean() - 30 and np.array_equal(edged[mid, 20:70], plain[mid, 20:70])
+    h = random_deck(random.Random(7), "heroes")
+    assert h.names == {} and h.rim == 0
