@@ -177,21 +177,25 @@ def _field(c: _Canvas, code: str, style: Style, x0, y0, x1, y1):
             _paste_double(c, fig, int(x0), int(y0), int(half))
         return
     if code == "qz":
-        c.text((cx, cy - fh * 0.22), "千", int(fw * 0.8), style.font, stroke=max(0, style.stroke - 2))
-        sub = _Canvas(int(fw), int(fh / 2))
-        sub.text((fw / 2, fh / 4), "千", int(fw * 0.8), style.font, stroke=max(0, style.stroke - 2))
-        _paste_rot(c, sub, int(x0), int(cy))
+        twice(c, "千", int(fw * 0.8), style.font, x0, cx, cy, fw, fh, 0.22, 0.25, stroke=max(0, style.stroke - 2))
     elif code in ("hh", "bh"):
         _flower(c, cx, cy - fh * 0.22, fw * 0.42, code == "hh", style.stroke)
         _flower(c, cx, cy + fh * 0.22, fw * 0.42, code == "hh", style.stroke)
         d = c.layer(False)
         d.line([cx, cy - fh * 0.1, cx, cy + fh * 0.1], fill=255, width=max(1, style.stroke))
     else:
-        ch = EXTRA_CHAR[code]
-        c.text((cx, cy - fh * 0.2), ch, int(fw * 0.75), style.font, red=True)
-        sub = _Canvas(int(fw), int(fh / 2))
-        sub.text((fw / 2, fh / 2 - fh * 0.3), ch, int(fw * 0.75), style.font, red=True)
-        _paste_rot(c, sub, int(x0), int(cy))
+        twice(c, EXTRA_CHAR[code], int(fw * 0.75), style.font, x0, cx, cy, fw, fh, 0.2, 0.3, red=True)
+
+
+def twice(c: _Canvas, ch: str, size: int, font: str, x0, cx, cy, fw, fh, above: float, below: float,
+          red: bool = False, stroke: int = 0) -> None:
+    """A character drawn twice in a field, point-symmetric: upright ``above`` × the field's height over its middle,
+    and turned 180° in the lower half (``below``: its centre that share of the height from the middle, before the
+    turn). The renderer's 千字 and extras, and the medley family's "twice"."""
+    c.text((cx, cy - fh * above), ch, size, font, red=red, stroke=stroke)
+    sub = _Canvas(int(fw), int(fh / 2))
+    sub.text((fw / 2, fh / 2 - fh * below), ch, size, font, red=red, stroke=stroke)
+    _paste_rot(c, sub, int(x0), int(cy))
 
 
 def _paste_double(dst: _Canvas, src: _Canvas, x0: int, y0: int, half: int):

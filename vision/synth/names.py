@@ -92,10 +92,7 @@ def _qz(c: Any, spec: Any, ways: dict[str, Any], cx: float, cy: float, x0: float
     stroke = max(0, spec.stroke - 2)
     way = ways["qz"]
     if way == "twice":
-        c.text((cx, cy - fh * 0.22), "千", size, spec.font, stroke=stroke)
-        sub = F._Canvas(int(fw), int(fh / 2))
-        sub.text((fw / 2, fh / 4), "千", size, spec.font, stroke=stroke)
-        F._paste_rot(c, sub, int(x0), int(cy))
+        F.twice(c, "千", size, spec.font, x0, cx, cy, fw, fh, 0.22, 0.25, stroke=stroke)
     elif way in ("once", "seal"):
         c.text((cx, cy), "千", size, spec.font, stroke=stroke)
         if way == "seal":
@@ -113,10 +110,7 @@ def _extra(c: Any, ch: str, spec: Any, ways: dict[str, Any], cx: float, cy: floa
            lw: int) -> None:
     size = int(fw * 0.75 * ways["size"])
     if ways["extra"] == "twice":
-        c.text((cx, cy - fh * 0.2), ch, size, spec.font, red=True)
-        sub = F._Canvas(int(fw), int(fh / 2))
-        sub.text((fw / 2, fh / 2 - fh * 0.3), ch, size, spec.font, red=True)
-        F._paste_rot(c, sub, int(x0), int(cy))
+        F.twice(c, ch, size, spec.font, x0, cx, cy, fw, fh, 0.2, 0.3, red=True)
         return
     c.text((cx, cy), ch, size, spec.font, red=True)
     if ways["extra"] == "ring":
