@@ -17,6 +17,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--limit", type=int, help="only the first N scenes")
     p.add_argument("--model", help="model whose detector places the boxes (default: the released one)")
     p.add_argument("--seed", type=int, default=0, help="--negatives: placement of the boxes laid over objects")
+    p.add_argument("--bare", type=int, default=1, metavar="N",
+                   help="--negatives: boxes cut over bare table in each scene (default 1; more for printed cloths)")
     p.add_argument("--hard", type=float, metavar="P",
                    help="only the boxes the model's classifier reads wrong, or right with less than P (e.g. 0.9): "
                         "the crops it still errs on, to train on more often (give the folder to --data several times)")
@@ -30,9 +32,11 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"No ground truth at {args.scenes}/gt: render scenes with `changpai synth --kind detect` first.")
     if args.hard is not None and (args.negatives or not 0 < args.hard <= 1):
         raise UserError("--hard takes a probability above 0 and at most 1, and does not go with --negatives.")
+    if args.bare < 0:
+        raise UserError("--bare takes a number of boxes, 0 or more.")
     try:
         if args.negatives:
-            n = mine.mine_negatives(args.scenes, args.out, args.model, args.limit, seed=args.seed)
+            n = mine.mine_negatives(args.scenes, args.out, args.model, args.limit, seed=args.seed, bare=args.bare)
         else:
             n = mine.mine(args.scenes, args.out, args.model, args.limit, hard=args.hard)
     except ModelError as e:

@@ -73,10 +73,11 @@ def _misread(crops: list[np.ndarray], codes: list[str], cls, info, sure: float) 
             if pn >= NOT_A_CARD_P or info.codes[int(np.argmax(p))] != code or float(p.max()) < sure]
 
 
-def negative_quads(gt: dict, found: list[np.ndarray], rng: np.random.Generator) -> list[np.ndarray]:
+def negative_quads(gt: dict, found: list[np.ndarray], rng: np.random.Generator, bare: int = 1) -> list[np.ndarray]:
     """Boxes of a scene (its ground truth ``gt``) that show no card face: of the detector's boxes ``found``, those
     that touch no card (quad IoU < 0.1 with every card, however hidden); a card-shaped box over each object on
-    the table (coin, phone, ruled paper, mahjong tile) and each face-down card; one over bare table."""
+    the table (coin, phone, ruled paper, mahjong tile) and each face-down card; ``bare`` over bare table (more of
+    them teach the table cloths whose printed stripes and rules look like a card's long strip)."""
     h, w = gt["height"], gt["width"]
     cards = [np.array(c["quad"], np.float32) for c in gt["cards"]]
     width = float(gt.get("card_px", 40))
@@ -95,20 +96,23 @@ def negative_quads(gt: dict, found: list[np.ndarray], rng: np.random.Generator) 
         q = card_shaped(*(np.array(d["center"]) + rng.uniform(-0.25, 0.25, 2) * d["size"]))
         if clear(q):
             quads.append(q)
-    for _ in range(5):  # bare table
+    placed = 0
+    for _ in range(5 * bare):  # bare table
         q = card_shaped(rng.uniform(0, w), rng.uniform(0, h))
         if clear(q) and (q.min(0) >= 0).all() and (q[:, 0] < w).all() and (q[:, 1] < h).all():
             quads.append(q)
-            break
+            placed += 1
+            if placed == bare:
+                break
     return quads
 
 
 def mine_negatives(scenes: str | Path, out: str | Path, model: str | Path | None = None, limit: int | None = None,
-                   val_every: int = 10, seed: int = 0, progress: bool = True) -> int:
-    """Crops that are not a card face (negative_quads), cut from the scenes of a `synth --kind detect|hands`
-    folder and filed under ``out/{train,val}/none/`` for the classifier's not-a-card class. The detector's
-    boxes are those recognize reads (recognize.find_boxes: down to the lowest score classified, zoomed in as
-    recognize does). Returns the number of crops."""
+                   val_every: int = 10, seed: int = 0, progress: bool = True, bare: int = 1) -> int:
+    """Crops that are not a card face (negative_quads, ``bare`` boxes over bare table a scene), cut from the
+    scenes of a `synth --kind detect|hands` folder and filed under ``out/{train,val}/none/`` for the
+    classifier's not-a-card class. The detector's boxes are those recognize reads (recognize.find_boxes: down
+    to the lowest score classified, zoomed in as recognize does). Returns the number of crops."""
     scenes, out = Path(scenes), Path(out)
     info = model_info(model)
     det, _ = _sessions(str(info.path))
@@ -117,7 +121,7 @@ def mine_negatives(scenes: str | Path, out: str | Path, model: str | Path | None
     for p, gt, img, split in _scenes(scenes, limit, val_every, "mine negatives", progress):
         found = [q for q, _ in find_boxes(det, img, info).boxes]
         (out / split / NOT_A_CARD).mkdir(parents=True, exist_ok=True)
-        for j, q in enumerate(negative_quads(gt, found, rng)):
+        for j, q in enumerate(negative_quads(gt, found, rng, bare)):
             _save_crop(_cut(img, q), out / split / NOT_A_CARD / f"neg_{scenes.name}_{p.stem}_{j:02d}.jpg")
             n += 1
     return n

@@ -41,6 +41,21 @@ def test_negative_boxes_touch_no_card_and_cover_every_object(tmp_path):
     assert seen_objects > 0, "the rendered scenes have objects on the table"
 
 
+def test_more_bare_table_boxes_when_asked_and_none_touch_a_card(tmp_path):
+    from vision.eval.mine import negative_quads
+
+    gts = _scenes(tmp_path, 3)
+    for gt in gts:
+        cards = [np.array(c["quad"], np.float32) for c in gt["cards"]]
+        objects = len(gt["distractors"])
+        one = negative_quads(gt, [], np.random.default_rng(1), bare=1)
+        four = negative_quads(gt, [], np.random.default_rng(1), bare=4)
+        none = negative_quads(gt, [], np.random.default_rng(1), bare=0)
+        assert len(none) <= objects < len(four) and len(one) <= objects + 1
+        assert len(four) > len(one), "more boxes over bare table when asked"
+        assert all(quad_iou(q, c) < 0.1 for q in four for c in cards)
+
+
 @requires_model
 def test_mine_cli_files_crops_under_none_and_by_code(tmp_path, capsys):
     import cv2
