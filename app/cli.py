@@ -27,7 +27,8 @@ COMMANDS = {
     "mine": ("mine", "cut classifier crops where the detector puts its boxes, or boxes that are no card"),
     "train": ("train", "train the card detector or classifier (CPU, resumable)"),
     "round": ("round", "one training round of both networks from a released model, held to a time budget (a lent GPU)"),
-    "release": ("release", "a model folder with some thresholds changed (as `changpai eval --set` measured them)"),
+    "release": ("release", "a model folder with some thresholds changed (as `changpai eval --set` measured them), or "
+                           "with the network of a finished training run"),
     "average": ("average", "average the weights of several checkpoints of one network (a model soup)"),
     "bench-synth": ("bench_synth", "benchmark synthetic scene generation (scenes/second)"),
     "bench-label": ("bench_label", "benchmark labelling throughput and label accuracy on synthetic photos"),

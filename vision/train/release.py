@@ -266,6 +266,31 @@ def release_settings(base: str | Path, name: str, settings: dict[str, float], no
     return _released(dest, meta)
 
 
+def release_run(base: str | Path, name: str, what: str, run_dir: str | Path, note: str = "") -> Path:
+    """models/NAME = the model ``base`` with its detector (``what`` 'detect') or classifier ('classify') taken from
+    the finished training run ``run_dir`` alone (its best.pt, else last.pt; a classifier's temperature fitted on the
+    run's val crops), every other network and setting the base's: how a run is released without averaging it.
+    FileNotFoundError without the run's weights or the base, ValueError when NAME is ``base`` itself or ``what``
+    is neither."""
+    from vision.infer.model import BOX_NETS
+
+    base, run_dir = Path(base), Path(run_dir)
+    if what not in ("detect", "classify"):
+        raise ValueError(f"A run releases a detector or a classifier, not {what!r}.")
+    if not (base / "model.json").is_file():
+        raise FileNotFoundError(f"No model at {base}.")
+    if not any((run_dir / "weights" / f).is_file() for f in ("best.pt", "last.pt")):
+        raise FileNotFoundError(f"No weights in {run_dir}/weights: train with `changpai train {what}` first.")
+    net_words = "the detector" if what == "detect" else "the classifier"
+    dest = _new_name(base, name, f"Release {net_words} under a new name: the model trained from stays as it is.")
+    _copy_base(base, dest, *BOX_NETS)
+    shutil.copy(base / "model.json", dest / "model.json")
+    release(what, run_dir, name)
+    meta = json.loads((dest / "model.json").read_text())
+    meta["version_note"] = f"{name} = {base.name} with {net_words} of the run {run_dir.name}" + (f": {note}" if note else "")
+    return _released(dest, meta)
+
+
 def _box_net_release(run_dir: Path, base: Path, name: str, net_file: str, what: str, net_words: str,
                      how: str) -> tuple[Path, Path]:
     """The trained net (run_dir/net_file) and models/NAME for a release of ``base`` with it: FileNotFoundError without

@@ -81,6 +81,37 @@ def test_train_detect_and_release(tiny, tmp_path, monkeypatch):
         assert torch.allclose(a[key].float(), b[key].float(), atol=1e-3), key
 
 
+def test_release_a_runs_network_alone_into_a_copy_of_the_base(tiny, tmp_path, monkeypatch, capsys):
+    """`changpai release BASE --name NAME --detector RUN`: the base with the run's detector, every other file the
+    base's; it loads; --set with a run, or a run without weights, is one sentence."""
+    import vision.train.release as release
+    import vision.train.yolo as train
+    from app.cli import main
+    from tests.conftest import MODEL
+    from vision.infer.model import model_info
+
+    if not (MODEL / "model.json").exists():
+        pytest.skip("no released model")
+    monkeypatch.setattr(train, "RUNS", tmp_path / "runs")
+    monkeypatch.setattr(release, "MODELS_DIR", tmp_path / "models")
+    run_dir = train.train_detect(str(tiny / "det" / "dataset.yaml"), epochs=1, imgsz=160, batch=2, name="d", workers=0)
+    assert main(["release", str(MODEL), "--name", "alone", "--detector", str(run_dir), "--note", "chosen on val"]) == 0
+    dest = tmp_path / "models" / "alone"
+    meta, was = json.loads((dest / "model.json").read_text()), json.loads((MODEL / "model.json").read_text())
+    assert meta["det_imgsz"] == 160 and meta["classifier"] == was["classifier"] and meta["temperature"] == was["temperature"]
+    assert "evaluation" not in meta and "the detector of the run d: chosen on val" in meta["version_note"]
+    assert (dest / "classifier.onnx").read_bytes() == (MODEL / "classifier.onnx").read_bytes()
+    assert (dest / "detector.onnx").read_bytes() != (MODEL / "detector.onnx").read_bytes()
+    assert all((dest / f.name).is_file() for f in MODEL.glob("*.onnx"))
+    assert model_info(dest).path == dest
+    capsys.readouterr()
+    assert main(["release", str(MODEL), "--name", "x", "--detector", str(run_dir), "--set", "settle=0.5"]) == 2
+    assert "one at a time" in capsys.readouterr().err
+    assert main(["release", str(MODEL), "--name", "x", "--classifier", str(tmp_path / "runs" / "none")]) == 2
+    assert "No weights" in capsys.readouterr().err and not (tmp_path / "models" / "x").exists()
+    assert main(["release", str(MODEL), "--name", "x"]) == 2
+
+
 def test_train_classify_one_epoch(tiny, tmp_path, monkeypatch):
     import vision.train.yolo as train
 
