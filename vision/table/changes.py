@@ -91,6 +91,9 @@ def _other_readings(ps: PhotoScore, rec: Recognition, ctx: PhotoContext,
                             f"card the hand is also a legal win, {total} 胡: look at that card", **v) if m.card is not None else
                         Msg("check_without", f"{OTHER_READING} without the card read as {c.code} ({v['p']}, detector {v['det']}) "
                             f"the hand is also a legal win, {total} 胡: look at that card", **v))
+    for total, msg in _read_otherwise(ps, ctx):
+        if total not in named and total not in found:
+            found[total] = msg
     for runs, other in _groups_in_hand(ps, ctx) if groups is None else groups:
         total = other.result.total
         if total not in named and total not in found:
@@ -111,6 +114,47 @@ def _other_readings(ps: PhotoScore, rec: Recognition, ctx: PhotoContext,
     return list(found.values())
 
 
+
+
+def _read_otherwise(ps: PhotoScore, ctx: PhotoContext) -> list[tuple[int, Msg]]:
+    """One card of the hand as scored (after its code repairs) read as one of its alternatives that the classifier gives
+    TABLE.check_code_p or more, each that also makes a legal win as the cards lie, with its total and a check: naming
+    the card, likeliest reading first. A card read a rank off can make another legal win with another total, and then
+    no move of the boxes (_moves) names it: val_hands3 000145, 3w read as 2w (0.87), 90 instead of 80 with no word."""
+    changed = {ch.index: ch.new for ch in ps.repair.changes if NOT_A_CARD not in (ch.old, ch.new)}
+    cards = [_taken_as(c, changed[i]) if i in changed else c for i, c in enumerate(ps.recognition.cards)]
+    tries = sorted(((p, i, a) for i in ps.layout.hand for a, p in cards[i].alternatives
+                    if p >= TABLE.check_code_p and a not in (cards[i].code, NOT_A_CARD)), reverse=True)
+    out = []
+    for p, i, a in tries:
+        rec = replace(ps.recognition, cards=[_taken_as(c, a) if k == i else c for k, c in enumerate(cards)], spares=[])
+        lay = replace(ps.layout, hand=list(ps.layout.hand), melds=[list(m) for m in ps.layout.melds],
+                      jiang=list(ps.layout.jiang), ignored=list(ps.layout.ignored))
+        try:
+            other = score_layout(rec, lay, ctx, code_changes=0)
+        except PhotoError:
+            continue
+        if other.result is None or not other.result.is_win or other.result.total == ps.result.total:
+            continue
+        c = cards[i]
+        v = dict(i=i + 1, code=c.code, p=f"{c.confidence:.2f}", new=a,
+                 p_new=f"{p:.2f}", total=other.result.total)
+        out.append((other.result.total, Msg("check_read_as", f"{OTHER_READING} with card {v['i']}, read as {c.code} ({v['p']}), "
+                                            f"taken as {a} ({v['p_new']}) the hand is also a legal win, {v['total']} 胡: look "
+                                            "at that card", **v)))
+    return out
+
+
+def _p_of(c: Card, code: str) -> float:
+    """The classifier's probability for ``code`` on card ``c`` (0 when not among its alternatives)."""
+    return next((p for a, p in c.alternatives if a == code), 0.0)
+
+
+def _taken_as(c: Card, code: str) -> Card:
+    """Card ``c`` read as ``code``: that reading first among its alternatives (what the scoring takes), the others
+    after it in their order."""
+    p = _p_of(c, code)
+    return replace(c, code=code, confidence=p, alternatives=[(code, p)] + [(a, q) for a, q in c.alternatives if a != code])
 
 
 def _groups_in_hand(ps: PhotoScore, ctx: PhotoContext) -> list[tuple[list[list[int]], PhotoScore]]:
@@ -205,8 +249,8 @@ def _doubtful(rec: Recognition, conf: float) -> list[int]:
 RECOUNT = "repaired (cards more or less):"  # how those repairs are reported
 
 # the keys of the messages about cards added or left out and other readings (the page shows them once scored)
-RECOUNT_KEYS = ("recount_added", "recount_left_out", "check_with", "check_without", "check_group", "check_row", "check_row_in_hand",
-               "check_group_in_hand", "check_groups", "check_groups_in_hand")
+RECOUNT_KEYS = ("recount_added", "recount_left_out", "check_with", "check_without", "check_read_as", "check_group", "check_row",
+                "check_row_in_hand", "check_group_in_hand", "check_groups", "check_groups_in_hand")
 
 
 @dataclass(frozen=True)
