@@ -158,7 +158,7 @@ def _scene_spec(job: Job, rng: random.Random) -> tuple[SceneSpec, dict[str, Any]
     cards = random_cards(rng, n + 8, jiang, extras=rng.random() < (0.6 if job.kind == "classify" else 0.15))
     melds: list[list[str]] = []
     if layout == "groups":
-        counts = {c: cards.count(c) for c in set(cards)}
+        counts = {c: cards.count(c) for c in dict.fromkeys(cards)}  # first-seen order: a seed draws the same scene in every run
         for code in sorted(counts, key=lambda c: -counts[c]):
             if len(melds) >= rng.randint(1, 3):
                 break

@@ -361,3 +361,20 @@ def test_default_scenes_render_as_before_the_table_knobs(tmp_path):
             render_one(job, i)
     for i in range(3):
         assert (tmp_path / f"a/images/train/{i:06d}.jpg").read_bytes() == (tmp_path / f"b/images/train/{i:06d}.jpg").read_bytes()
+
+
+def test_a_seed_draws_the_same_scenes_in_every_python_process():
+    """Python salts its string hashes per process: a scene drawn by iterating a set of codes would change from run to
+    run (and a calibrated model with it)."""
+    import subprocess
+    import sys
+
+    code = ("import random; from vision.synth.write import Job, _scene_spec\n"
+            "for kind in ('classify', 'detect', 'hands'):\n"
+            "    job = Job('x', kind, 7, 60, ('classic',), None, 0.0, 640, 480)\n"
+            "    for i in range(60):\n"
+            "        print(repr(_scene_spec(job, random.Random(f'7:{i}'))))\n")
+    runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                           env={**__import__("os").environ, "PYTHONHASHSEED": str(s)},
+                           cwd=Path(__file__).resolve().parents[3]).stdout for s in (1, 2, 3)]
+    assert runs[0] and runs[0] == runs[1] == runs[2]
