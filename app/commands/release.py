@@ -1,6 +1,7 @@
 """`changpai release BASE --name NAME --set NAME=VALUE`: a model folder with some thresholds changed, as measured with
 `changpai eval --set`; with `--classifier RUN` (or `--detector RUN`), the base with that network taken from a
-finished training run alone (no averaging)."""
+finished training run alone (no averaging), and with --set too those settings on it (e.g. the classifier's temperature
+when the run's val crops are gone)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("base", help="the model folder released from (e.g. models/changpai-v21)")
     p.add_argument("--name", required=True, help="the new model's name: models/NAME")
     p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
-                   help="a threshold changed (repeatable): " + ", ".join(SETTINGS) + ", e.g. settle=0.5")
+                   help="a threshold changed (repeatable): " + ", ".join(SETTINGS) + ", e.g. settle=0.5; "
+                        "with --classifier or --detector, set on the released run")
     run = p.add_mutually_exclusive_group()
     run.add_argument("--classifier", metavar="RUN", help="the classifier of this finished run (runs/NAME) instead of the base's")
     run.add_argument("--detector", metavar="RUN", help="the detector of this finished run (runs/NAME) instead of the base's")
@@ -28,13 +30,12 @@ def run(args: argparse.Namespace) -> int:
     from vision.train.release import release_run, release_settings
 
     run = args.classifier or args.detector
-    if run and args.set:
-        raise UserError("Release a run's network or changed settings, one at a time: --set goes without --classifier/--detector.")
     if not run and not args.set:
         raise UserError("Name a setting to change (--set NAME=VALUE) or a run's network (--classifier RUN or --detector RUN).")
     try:
         if run:
-            dest = release_run(args.base, args.name, "classify" if args.classifier else "detect", run, args.note)
+            dest = release_run(args.base, args.name, "classify" if args.classifier else "detect", run, args.note,
+                               parse_settings(args.set))
         else:
             dest = release_settings(args.base, args.name, parse_settings(args.set), args.note)
     except (ModelError, ValueError, FileNotFoundError) as e:

@@ -203,7 +203,7 @@ def _has_its_nets(info: ModelInfo) -> ModelInfo:
 
 # thresholds that `changpai eval --set` may change, to measure a candidate without writing a model folder
 SETTINGS = ("conf", "iou", "rescue_conf", "rescue_cls", "zoom", "recover", "prune", "one_way", "refine", "settle", "heads",
-            "head_weight", "head_legible")
+            "head_weight", "head_legible", "temperature")
 
 
 def with_settings(info: ModelInfo, settings: dict[str, float]) -> ModelInfo:

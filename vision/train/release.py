@@ -101,7 +101,10 @@ def align_classifier(weights: Path, data: Path, out: Path) -> Path:
     return out
 
 
-def release(what: str, run_dir: str | Path, name: str, extra: dict[str, Any] | None = None) -> Path:
+def release(what: str, run_dir: str | Path, name: str, extra: dict[str, Any] | None = None, card: bool = True) -> Path:
+    """models/NAME's detector or classifier (``what``) exported from the run's best.pt (else last.pt), its model.json
+    updated (a classifier's temperature fitted on the run's val crops when they are there) and, with ``card``, its
+    model card written."""
     run_dir = Path(run_dir)
     best = run_dir / "weights" / "best.pt"
     if not best.exists():
@@ -143,7 +146,8 @@ def release(what: str, run_dir: str | Path, name: str, extra: dict[str, Any] | N
         "released": dt.date.today().isoformat(),
     } | ({"confidence_calibration": calib} if calib else {}) | (extra or {})
     meta_p.write_text(json.dumps(meta, indent=1, ensure_ascii=False))
-    write_card(dest, meta)
+    if card:
+        write_card(dest, meta)
     return dest
 
 
@@ -266,15 +270,20 @@ def release_settings(base: str | Path, name: str, settings: dict[str, float], no
     return _released(dest, meta)
 
 
-def release_run(base: str | Path, name: str, what: str, run_dir: str | Path, note: str = "") -> Path:
+def release_run(base: str | Path, name: str, what: str, run_dir: str | Path, note: str = "",
+                settings: dict[str, float] | None = None) -> Path:
     """models/NAME = the model ``base`` with its detector (``what`` 'detect') or classifier ('classify') taken from
     the finished training run ``run_dir`` alone (its best.pt, else last.pt; a classifier's temperature fitted on the
     run's val crops), every other network and setting the base's: how a run is released without averaging it.
     FileNotFoundError without the run's weights or the base, ValueError when NAME is ``base`` itself or ``what``
-    is neither."""
-    from vision.infer.model import BOX_NETS
+    is neither. ``settings`` (recognize.SETTINGS, e.g. a temperature fitted elsewhere when the run's val crops are
+    gone) are set on the release after."""
+    from vision.infer.model import BOX_NETS, SETTINGS
 
     base, run_dir = Path(base), Path(run_dir)
+    bad = sorted(set(settings or {}) - set(SETTINGS))
+    if bad:
+        raise ValueError(f"{', '.join(bad)} cannot be set: the settings are {', '.join(SETTINGS)}.")
     if what not in ("detect", "classify"):
         raise ValueError(f"A run releases a detector or a classifier, not {what!r}.")
     if not (base / "model.json").is_file():
@@ -285,9 +294,12 @@ def release_run(base: str | Path, name: str, what: str, run_dir: str | Path, not
     dest = _new_name(base, name, f"Release {net_words} under a new name: the model trained from stays as it is.")
     _copy_base(base, dest, *BOX_NETS)
     shutil.copy(base / "model.json", dest / "model.json")
-    release(what, run_dir, name)
+    release(what, run_dir, name, card=False)
     meta = json.loads((dest / "model.json").read_text())
-    meta["version_note"] = f"{name} = {base.name} with {net_words} of the run {run_dir.name}" + (f": {note}" if note else "")
+    meta.update(settings or {})
+    set_words = "".join(f", {k} {v}" for k, v in (settings or {}).items())
+    meta["version_note"] = (f"{name} = {base.name} with {net_words} of the run {run_dir.name}{set_words}"
+                            + (f": {note}" if note else ""))
     return _released(dest, meta)
 
 

@@ -105,8 +105,13 @@ def test_release_a_runs_network_alone_into_a_copy_of_the_base(tiny, tmp_path, mo
     assert all((dest / f.name).is_file() for f in MODEL.glob("*.onnx"))
     assert model_info(dest).path == dest
     capsys.readouterr()
-    assert main(["release", str(MODEL), "--name", "x", "--detector", str(run_dir), "--set", "settle=0.5"]) == 2
-    assert "one at a time" in capsys.readouterr().err
+    assert main(["release", str(MODEL), "--name", "warm", "--detector", str(run_dir), "--set", "temperature=1.25"]) == 0
+    warm = json.loads((tmp_path / "models" / "warm" / "model.json").read_text())
+    assert warm["temperature"] == 1.25 and model_info(tmp_path / "models" / "warm").temperature == 1.25
+    assert "temperature 1.25" in warm["version_note"] and "temperature 1.25" in (tmp_path / "models" / "warm" / "MODEL_CARD.md").read_text()
+    capsys.readouterr()
+    assert main(["release", str(MODEL), "--name", "x", "--detector", str(run_dir), "--set", "warmth=0.5"]) == 2
+    assert "warmth cannot be set" in capsys.readouterr().err and not (tmp_path / "models" / "x").exists()
     assert main(["release", str(MODEL), "--name", "x", "--classifier", str(tmp_path / "runs" / "none")]) == 2
     assert "No weights" in capsys.readouterr().err and not (tmp_path / "models" / "x").exists()
     assert main(["release", str(MODEL), "--name", "x"]) == 2
