@@ -102,9 +102,7 @@ def align_classifier(weights: Path, data: Path, out: Path) -> Path:
 
 
 def release(what: str, run_dir: str | Path, name: str, extra: dict[str, Any] | None = None, card: bool = True) -> Path:
-    """models/NAME's detector or classifier (``what``) exported from the run's best.pt (else last.pt), its model.json
-    updated (a classifier's temperature fitted on the run's val crops when they are there) and, with ``card``, its
-    model card written."""
+    """models/NAME's ``what`` net from the run's best.pt (else last.pt), in its model.json (and, with ``card``, card)."""
     run_dir = Path(run_dir)
     best = run_dir / "weights" / "best.pt"
     if not best.exists():
@@ -281,8 +279,7 @@ def release_run(base: str | Path, name: str, what: str, run_dir: str | Path, not
     from vision.infer.model import BOX_NETS, SETTINGS
 
     base, run_dir = Path(base), Path(run_dir)
-    bad = sorted(set(settings or {}) - set(SETTINGS))
-    if bad:
+    if bad := sorted(set(settings or {}) - set(SETTINGS)):
         raise ValueError(f"{', '.join(bad)} cannot be set: the settings are {', '.join(SETTINGS)}.")
     if what not in ("detect", "classify"):
         raise ValueError(f"A run releases a detector or a classifier, not {what!r}.")
