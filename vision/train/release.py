@@ -276,11 +276,11 @@ def release_run(base: str | Path, name: str, what: str, run_dir: str | Path, not
     FileNotFoundError without the run's weights or the base, ValueError when NAME is ``base`` itself or ``what``
     is neither. ``settings`` (recognize.SETTINGS, e.g. a temperature fitted elsewhere when the run's val crops are
     gone) are set on the release after."""
-    from vision.infer.model import BOX_NETS, SETTINGS
+    from vision.infer.model import BOX_NETS, model_info, with_settings
 
     base, run_dir = Path(base), Path(run_dir)
-    if bad := sorted(set(settings or {}) - set(SETTINGS)):
-        raise ValueError(f"{', '.join(bad)} cannot be set: the settings are {', '.join(SETTINGS)}.")
+    if settings:
+        with_settings(model_info(base), settings)  # every name a setting (ValueError), as release_settings checks
     if what not in ("detect", "classify"):
         raise ValueError(f"A run releases a detector or a classifier, not {what!r}.")
     if not (base / "model.json").is_file():
