@@ -2,8 +2,10 @@
 
 A calibration photo is the easy case: cards lying apart, face up, on one surface. Whatever is printed on them,
 their paper stands out from the table: the table's colour is read from the photo's border, every pixel's distance
-from it is split in two (Otsu), and each blob that is a long strip (a minimum-area rectangle 3 : 1 to 7 : 1, filled
-by the blob) is a card. Two pieces that together make one card's rectangle (a dark line or a thin shadow across a
+from it is split in two (Otsu, and at higher levels: a table with light patches as bright as paper, or cards a hair
+apart, part only above Otsu's level), and each blob that is a long strip (a minimum-area rectangle 3 : 1 to 7 : 1,
+filled by the blob) is a card. The reading that shows the most strips of one size is taken, and cards that other
+readings show where it sees none (a card that merged there with a patch of table or with its neighbour) are added. Two pieces that together make one card's rectangle (a dark line or a thin shadow across a
 card cuts its blob in two) are that card. Blobs of the wrong shape are reported, not guessed at: two cards touching
 make one wide blob, and an object that is not a card has the wrong proportions.
 """
@@ -24,6 +26,8 @@ TOUCHING = 1.6  # a blob this many cards' areas or more, of card width, is cards
 ERODE_PX = (0, 2, 4, 7)  # erosions tried (pixels at WORK_SIDE)
 PIECE = 0.9  # a blob under this share of a card's area may be a piece of a card cut in two
 SPECK = 0.2  # blobs under this share of a card's area are specks (dust, a stain), not reported
+LEVELS = (0.0, 0.25, 0.5)  # each cue split at Otsu's level and this share of the way from it to the brightest
+ADD_SIZE = (0.8, 1.25)  # a card another reading adds: its area and width this near the taken reading's card's
 
 
 @dataclass(frozen=True)
@@ -68,12 +72,15 @@ def _masks(img: np.ndarray) -> list[np.ndarray]:
     big = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (w // 8 | 1, w // 8 | 1))
     paper = paper - cv2.morphologyEx(paper, cv2.MORPH_OPEN, big)  # white top-hat: paper against what is around it
     out = []
+    k3 = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
     for cue in (d, hue, light, paper):
         lo, hi = np.percentile(cue, (0.5, 99.5))
         c8 = np.clip((cue - lo) * (255.0 / max(hi - lo, 1e-6)), 0, 255).astype(np.uint8)
-        _, m = cv2.threshold(c8, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-        m = cv2.morphologyEx(m, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))
-        out.append(_filled(cv2.morphologyEx(m, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))))
+        otsu, _ = cv2.threshold(c8, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+        for level in LEVELS:
+            m = np.where(c8 > otsu + level * (255 - otsu), 255, 0).astype(np.uint8)
+            m = cv2.morphologyEx(m, cv2.MORPH_OPEN, k3)
+            out.append(_filled(cv2.morphologyEx(m, cv2.MORPH_CLOSE, k3)))
     return out
 
 
@@ -114,23 +121,31 @@ def find_cards(img: np.ndarray) -> Found:
 
     Each cue's mask is read as it is and eroded a little (cards a hair apart, or joined by their shadows, part
     where the erosion cuts the thin bridge; each rectangle is then grown back): the reading that shows the most
-    strips of one size is kept."""
+    strips of one size is kept (of two showing as many, the one with fewer other blobs once pieces are joined, then
+    the one whose cards differ less in length: a card whose dark head merged with the table is shorter), and the other readings' cards added where it
+    took something else for a blob."""
     scale = min(1.0, WORK_SIDE / max(img.shape[:2]))
     small = cv2.resize(img, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else img
-    best: tuple[int, float, list] | None = None
+    readings = []
     for mask in _masks(small):
         for r in ERODE_PX:
             m = cv2.erode(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))) if r else mask
-            shapes = _shapes(m, r)
-            n = len(_strips(shapes))
-            if best is None or n > best[0]:
-                best = (n, r, shapes)
-    assert best is not None
-    shapes = [(q / scale, a / scale**2, long / scale, short / scale, fill) for q, a, long, short, fill in best[2]]
-    strips = _strips(shapes)
+            shapes = [(q / scale, a / scale**2, long / scale, short / scale, fill) for q, a, long, short, fill in _shapes(m, r)]
+            strips = _strips(shapes)
+            readings.append((shapes, strips, _read(shapes, strips)))
+    best = max(readings, key=lambda x: (len(x[1]), -len(x[2][1]), -_spread(x[2][0])))
+    shapes, strips, (cards, others, card_area, width) = best
     if not strips:
         big = 0.002 * img.shape[0] * img.shape[1]
         return Found([], [Blob(q, a, "object") for q, a, *_ in shapes if a > big])
+    return Found(*_added(cards, others, [x[1] for x in readings if x is not best], card_area, width), card_area)
+
+
+def _read(shapes: list, strips: list) -> tuple[list[Blob], list[Blob], float, float]:
+    """A reading's cards (its strips, the notched cards of their size, pieces joined) and other blobs, with the
+    cards' area and width."""
+    if not strips:
+        return [], [], 0.0, 0.0
     card_area = float(np.median([s[1] for s in strips]))
     width = float(np.median([s[3] for s in strips]))
     cards, others, specks = [], [], []
@@ -145,7 +160,42 @@ def find_cards(img: np.ndarray) -> Found:
             others.append(Blob(q, a, "touching"))
         else:
             others.append(Blob(q, a, "object"))
-    return Found(*_joined(cards, others, specks, card_area, width), card_area)
+    cards, others = _joined(cards, others, specks, card_area, width)
+    return cards, others, card_area, width
+
+
+def _spread(cards: list[Blob]) -> float:
+    """How much the cards differ in length (coefficient of variation of their rectangles' long sides)."""
+    longs = np.array([max(np.linalg.norm(c.quad[1] - c.quad[0]), np.linalg.norm(c.quad[2] - c.quad[1])) for c in cards])
+    return float(longs.std() / longs.mean()) if len(longs) > 1 else 0.0
+
+
+def _overlap(a: np.ndarray, b: np.ndarray) -> float:
+    """The area two convex quads share."""
+    area, _ = cv2.intersectConvexConvex(np.asarray(a, np.float32), np.asarray(b, np.float32))
+    return max(float(area), 0.0)
+
+
+def _added(cards: list[Blob], others: list[Blob], readings: list[list], card_area: float,
+           width: float) -> tuple[list[Blob], list[Blob]]:
+    """The cards of the other readings (``readings``: their strips, best first) of the found cards' size that lie where
+    no card was found but in a blob taken for something else (a card merged with a patch of table, two cards
+    touching): that blob gives way to them. A strip on the bare table is not added: a patch of table can be a strip."""
+    lo, hi = ADD_SIZE
+    added: list[Blob] = []
+    for strips in readings:
+        for q, a, _long, short, _fill in strips:
+            if not (lo * card_area <= a <= hi * card_area and lo * width <= short <= hi * width):
+                continue
+            if any(_overlap(q, c.quad) > 0.05 * card_area for c in cards + added):
+                continue
+            if not any(_overlap(q, o.quad) > 0.8 * a for o in others):  # on the table, not in a blob taken for another thing
+                continue
+            added.append(Blob(q, a, "card"))
+    if not added:
+        return cards, others
+    kept = [o for o in others if not any(_overlap(o.quad, c.quad) > 0.3 * c.area for c in added)]
+    return cards + added, kept
 
 
 def _joined(cards: list[Blob], others: list[Blob], specks: list[Blob], card_area: float,

@@ -18,6 +18,7 @@ from vision.infer.geometry import order_long_axis_vertical, rows_of
 
 CALIBRATION_ORDER: tuple[str, ...] = CODES  # 1t…9t 1b…9b 1w…9w qz hh bh [fu lu shou xi cai]
 SHORT = 0.9  # a card found shorter than this share of its row neighbours' length is cut short
+NEAR = 4  # the neighbours: this many cards each side in its row (three cards cut short side by side are still told)
 PER_ROW = 9
 SURE_HEAD = 0.9  # a legible head's reading this sure that gainsays the card's place is reported
 LEGIBLE = 0.5  # ... when the head is at least this legible (heads.read_heads)
@@ -110,7 +111,7 @@ def _cut_short(found: Found, rows: list[list[int]], marked: list[Blob]) -> list[
     said = []
     for ri, row in enumerate(rows):
         for ci, i in enumerate(row):
-            near = [length[row[j]] for j in (ci - 2, ci - 1, ci + 1, ci + 2) if 0 <= j < len(row)]
+            near = [length[row[j]] for j in range(ci - NEAR, ci + NEAR + 1) if j != ci and 0 <= j < len(row)]
             if near and length[i] < SHORT * float(np.median(near)):
                 said.append(Msg("calib_short", f"Card {ci + 1} of row {ri + 1} looks shorter than the cards beside it: lay it "
                                 "whole in view, on a part of the table that differs from its paper.", row=ri + 1, col=ci + 1))
