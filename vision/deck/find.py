@@ -27,6 +27,7 @@ ERODE_PX = (0, 2, 4, 7)  # erosions tried (pixels at WORK_SIDE)
 PIECE = 0.9  # a blob under this share of a card's area may be a piece of a card cut in two
 SPECK = 0.2  # blobs under this share of a card's area are specks (dust, a stain), not reported
 LEVELS = (0.0, 0.25, 0.5)  # each cue split at Otsu's level and this share of the way from it to the brightest
+INNER = 0.85  # of readings showing as many strips, those whose cards are this much smaller are frames inside them
 ADD_SIZE = (0.8, 1.25)  # a card another reading adds: its area and width this near the taken reading's card's
 
 
@@ -121,8 +122,9 @@ def find_cards(img: np.ndarray) -> Found:
 
     Each cue's mask is read as it is and eroded a little (cards a hair apart, or joined by their shadows, part
     where the erosion cuts the thin bridge; each rectangle is then grown back): the reading that shows the most
-    strips of one size is kept (of two showing as many, the one with fewer other blobs once pieces are joined, then
-    the one whose cards differ less in length: a card whose dark head merged with the table is shorter), and the other readings' cards added where it
+    strips of one size is kept (of those showing as many, not one whose strips are much smaller than another's: a
+    frame printed inside each card; then the one with fewer other blobs once pieces are joined, then the one whose
+    cards differ less in length: a card whose dark head merged with the table is shorter), and the other readings' cards added where it
     took something else for a blob."""
     scale = min(1.0, WORK_SIDE / max(img.shape[:2]))
     small = cv2.resize(img, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else img
@@ -133,7 +135,11 @@ def find_cards(img: np.ndarray) -> Found:
             shapes = [(q / scale, a / scale**2, long / scale, short / scale, fill) for q, a, long, short, fill in _shapes(m, r)]
             strips = _strips(shapes)
             readings.append((shapes, strips, _read(shapes, strips)))
-    best = max(readings, key=lambda x: (len(x[1]), -len(x[2][1]), -_spread(x[2][0])))
+    most = max(len(x[1]) for x in readings)
+    tied = [x for x in readings if len(x[1]) == most]
+    size = max(x[2][2] for x in tied)  # a card's area in the reading whose cards are largest
+    tied = [x for x in tied if x[2][2] >= INNER * size]  # not a frame printed inside the cards
+    best = max(tied, key=lambda x: (-len(x[2][1]), -_spread(x[2][0])))
     shapes, strips, (cards, others, card_area, width) = best
     if not strips:
         big = 0.002 * img.shape[0] * img.shape[1]
