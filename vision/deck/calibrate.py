@@ -63,7 +63,8 @@ def name_faces(img: np.ndarray, any_order: bool = False,
     """The photo's cards found and named (by place; or, ``any_order``, by their heads), with the picture of them
     and notes where a head reads another card than the name given (a head reader's doubt, for the player to look
     at on the picture, not a refusal); CalibrationError, with the picture, when the layout keeps the naming from
-    being sure. Where the cards cannot be told from the table, the detector's boxes are a second opinion."""
+    being sure. Where the cards cannot be told from the table, the detector's boxes are a second opinion, and the cards'
+    sharp outlines a third."""
     found = find_cards(img)
     try:
         return _named(img, found, any_order)
@@ -71,13 +72,17 @@ def name_faces(img: np.ndarray, any_order: bool = False,
         from vision.infer.recognize import recognize_array
 
         boxes = [np.array(c.quad, np.float32) for c in recognize_array(img, base).cards]
-        if not boxes:
-            raise
-        second = Found([Blob(q, float(cv2.contourArea(q)), "card") for q in boxes], [], 0.0)
-        try:
-            return _named(img, second, any_order)
-        except CalibrationError as other:  # the reading with fewer things wrong says what is wrong
-            raise (other if len(other.said) < len(first.said) else first) from None
+        tries = [first]
+        if boxes:
+            try:
+                return _named(img, Found([Blob(q, float(cv2.contourArea(q)), "card") for q in boxes], [], 0.0), any_order)
+            except CalibrationError as other:
+                tries.append(other)
+        try:  # the last resort: the cards' outlines (a table as light and cloudy as their paper)
+            return _named(img, find_cards(img, outlines=True), any_order)
+        except CalibrationError as other:
+            tries.append(other)
+        raise min(tries, key=lambda e: len(e.said)) from None  # the reading with fewer things wrong says what is
 
 
 def _named(img: np.ndarray, found: Found, any_order: bool) -> tuple[list[Face], np.ndarray, list[str]]:

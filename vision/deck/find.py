@@ -27,6 +27,7 @@ ERODE_PX = (0, 2, 4, 7)  # erosions tried (pixels at WORK_SIDE)
 PIECE = 0.9  # a blob under this share of a card's area may be a piece of a card cut in two
 SPECK = 0.2  # blobs under this share of a card's area are specks (dust, a stain), not reported
 LEVELS = (0.0, 0.25, 0.5)  # each cue split at Otsu's level and this share of the way from it to the brightest
+EDGES = ((40, 120), (80, 240))  # Canny's thresholds of the outline cue (find_cards(outlines=True))
 INNER = 0.85  # of readings showing as many strips, those whose cards are this much smaller are frames inside them
 ADD_SIZE = (0.8, 1.25)  # a card another reading adds: its area and width this near the taken reading's card's
 
@@ -55,10 +56,11 @@ class Found:
     card_area: float = 0.0
 
 
-def _masks(img: np.ndarray) -> list[np.ndarray]:
+def _masks(img: np.ndarray, outlines: bool = False) -> list[np.ndarray]:
     """Candidate masks of what lies on the table (255), by four cues: far in colour from the table (the border's
     median colour), far in hue alone, brighter than the table, and paper-like (bright, little colour) against its
-    surroundings."""
+    surroundings; with ``outlines``, also inside a closed sharp outline (the last resort: a blurred photo's outlines
+    take in a margin of table, and a card's shadow)."""
     blur = cv2.GaussianBlur(img, (5, 5), 0)
     lab = cv2.cvtColor(blur, cv2.COLOR_BGR2LAB).astype(np.float32)
     h, w = lab.shape[:2]
@@ -82,6 +84,10 @@ def _masks(img: np.ndarray) -> list[np.ndarray]:
             m = np.where(c8 > otsu + level * (255 - otsu), 255, 0).astype(np.uint8)
             m = cv2.morphologyEx(m, cv2.MORPH_OPEN, k3)
             out.append(_filled(cv2.morphologyEx(m, cv2.MORPH_CLOSE, k3)))
+    if outlines:  # a card's edge is sharp where a cloudy table's patches are soft: the filled closed edges
+        grey = cv2.cvtColor(cv2.GaussianBlur(img, (3, 3), 0), cv2.COLOR_BGR2GRAY)
+        for lo, hi in EDGES:
+            out.append(_filled(cv2.dilate(cv2.Canny(grey, lo, hi), cv2.getStructuringElement(cv2.MORPH_RECT, (3, 3)))))
     return out
 
 
@@ -117,7 +123,7 @@ def _strips(shapes: list) -> list:
     return [s for s in strips if 0.6 * med <= s[1] <= 1.5 * med]
 
 
-def find_cards(img: np.ndarray) -> Found:
+def find_cards(img: np.ndarray, outlines: bool = False) -> Found:
     """The card-shaped blobs of a photo of cards lying apart (``img`` BGR, any size), and the other blobs.
 
     Each cue's mask is read as it is and eroded a little (cards a hair apart, or joined by their shadows, part
@@ -129,7 +135,7 @@ def find_cards(img: np.ndarray) -> Found:
     scale = min(1.0, WORK_SIDE / max(img.shape[:2]))
     small = cv2.resize(img, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else img
     readings = []
-    for mask in _masks(small):
+    for mask in _masks(small, outlines):
         for r in ERODE_PX:
             m = cv2.erode(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))) if r else mask
             shapes = [(q / scale, a / scale**2, long / scale, short / scale, fill) for q, a, long, short, fill in _shapes(m, r)]
