@@ -76,13 +76,13 @@ def name_faces(img: np.ndarray, any_order: bool = False,
         if boxes:
             try:
                 return _named(img, Found([Blob(q, float(cv2.contourArea(q)), "card") for q in boxes], [], 0.0), any_order)
-            except CalibrationError as other:
-                tries.append(other)
+            except CalibrationError as other:  # said first where as many things are wrong: the finder takes a patterned
+                tries.insert(0, other)  # cloth's squares for things that are not cards, the detector does not
         try:  # the last resort: the cards' outlines (a table as light and cloudy as their paper)
             return _named(img, find_cards(img, outlines=True), any_order)
         except CalibrationError as other:
             tries.append(other)
-        raise min(tries, key=lambda e: len(e.said)) from None  # the reading with fewer things wrong says what is
+        raise min(tries, key=lambda e: len(e.said)) from None  # the reading with fewest things wrong says what is
 
 
 def _named(img: np.ndarray, found: Found, any_order: bool) -> tuple[list[Face], np.ndarray, list[str]]:
