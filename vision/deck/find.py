@@ -5,8 +5,9 @@ their paper stands out from the table: the table's colour is read from the photo
 from it is split in two (Otsu, and at higher levels: a table with light patches as bright as paper, or cards a hair
 apart, part only above Otsu's level), and each blob that is a long strip (a minimum-area rectangle 3 : 1 to 7 : 1,
 filled by the blob) is a card. The reading that shows the most strips of one size is taken, and cards that other
-readings show where it sees none (a card that merged there with a patch of table or with its neighbour) are added. Two pieces that together make one card's rectangle (a dark line or a thin shadow across a
-card cuts its blob in two) are that card. Blobs of the wrong shape are reported, not guessed at: two cards touching
+readings show inside a blob it took for something else (a card merged there with a patch of table or with its
+neighbour) replace that blob. Two pieces that together make one card's rectangle (a dark line or a thin shadow across
+a card cuts its blob in two) are that card. Blobs of the wrong shape are reported, not guessed at: two cards touching
 make one wide blob, and an object that is not a card has the wrong proportions.
 """
 
