@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from vision.infer.geometry import quad_overlap
+
 WORK_SIDE = 1000  # the photo is searched at this long side
 BORDER = 0.04  # the share of each side read as the table
 ASPECTS = (3.0, 7.0)  # length : width of a card's rectangle
@@ -46,6 +48,11 @@ class Blob:
     @property
     def centre(self) -> np.ndarray:
         return self.quad.mean(0)
+
+    @property
+    def length(self) -> float:
+        """The rectangle's long side."""
+        return float(max(np.linalg.norm(self.quad[1] - self.quad[0]), np.linalg.norm(self.quad[2] - self.quad[1])))
 
 
 @dataclass
@@ -131,8 +138,8 @@ def find_cards(img: np.ndarray, outlines: bool = False) -> Found:
     where the erosion cuts the thin bridge; each rectangle is then grown back): the reading that shows the most
     strips of one size is kept (of those showing as many, not one whose strips are much smaller than another's: a
     frame printed inside each card; then the one with fewer other blobs once pieces are joined, then the one whose
-    cards differ less in length: a card whose dark head merged with the table is shorter), and the other readings' cards added where it
-    took something else for a blob."""
+    cards differ less in length: a card whose dark head merged with the table is shorter), and the other readings'
+    cards replace a blob it took for something else (_added)."""
     scale = min(1.0, WORK_SIDE / max(img.shape[:2]))
     small = cv2.resize(img, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else img
     readings = []
@@ -179,14 +186,8 @@ def _read(shapes: list, strips: list) -> tuple[list[Blob], list[Blob], float, fl
 
 def _spread(cards: list[Blob]) -> float:
     """How much the cards differ in length (coefficient of variation of their rectangles' long sides)."""
-    longs = np.array([max(np.linalg.norm(c.quad[1] - c.quad[0]), np.linalg.norm(c.quad[2] - c.quad[1])) for c in cards])
+    longs = np.array([c.length for c in cards])
     return float(longs.std() / longs.mean()) if len(longs) > 1 else 0.0
-
-
-def _overlap(a: np.ndarray, b: np.ndarray) -> float:
-    """The area two convex quads share."""
-    area, _ = cv2.intersectConvexConvex(np.asarray(a, np.float32), np.asarray(b, np.float32))
-    return max(float(area), 0.0)
 
 
 def _added(cards: list[Blob], others: list[Blob], readings: list[list], card_area: float,
@@ -200,14 +201,14 @@ def _added(cards: list[Blob], others: list[Blob], readings: list[list], card_are
         for q, a, _long, short, _fill in strips:
             if not (lo * card_area <= a <= hi * card_area and lo * width <= short <= hi * width):
                 continue
-            if any(_overlap(q, c.quad) > 0.05 * card_area for c in cards + added):
+            if any(quad_overlap(q, c.quad) > 0.05 * card_area for c in cards + added):
                 continue
-            if not any(_overlap(q, o.quad) > 0.8 * a for o in others):  # on the table, not in a blob taken for another thing
+            if not any(quad_overlap(q, o.quad) > 0.8 * a for o in others):  # on the table, not in a blob taken for another thing
                 continue
             added.append(Blob(q, a, "card"))
     if not added:
         return cards, others
-    kept = [o for o in others if not any(_overlap(o.quad, c.quad) > 0.3 * c.area for c in added)]
+    kept = [o for o in others if not any(quad_overlap(o.quad, c.quad) > 0.3 * c.area for c in added)]
     return cards + added, kept
 
 

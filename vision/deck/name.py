@@ -107,7 +107,7 @@ def _cut_short(found: Found, rows: list[list[int]], marked: list[Blob]) -> list[
     """A card found shorter than its neighbours in the row (SHORT of theirs): part of it blends into the table (a pale
     patch, a glare) and its face would lose a head. Compared within the row, so a photo taken at a slant, whose cards
     shrink toward the far side, is not taken for it."""
-    length = [max(np.linalg.norm(b.quad[1] - b.quad[0]), np.linalg.norm(b.quad[2] - b.quad[1])) for b in found.cards]
+    length = [b.length for b in found.cards]
     said = []
     for ri, row in enumerate(rows):
         for ci, i in enumerate(row):

@@ -111,11 +111,17 @@ def obb_to_quad(cx: float, cy: float, w: float, h: float, angle: float) -> np.nd
     return np.array([ctr - dx - dy, ctr + dx - dy, ctr + dx + dy, ctr - dx + dy], np.float32)
 
 
+def quad_overlap(a: np.ndarray, b: np.ndarray) -> float:
+    """The area two convex quadrilaterals share (0 when they do not meet)."""
+    inter, _ = cv2.intersectConvexConvex(np.asarray(a, np.float32).reshape(4, 2), np.asarray(b, np.float32).reshape(4, 2))
+    return max(float(inter), 0.0)
+
+
 def quad_iou(a: np.ndarray, b: np.ndarray) -> float:
     """IoU of two convex quadrilaterals."""
     a = np.asarray(a, np.float32).reshape(4, 2)
     b = np.asarray(b, np.float32).reshape(4, 2)
-    inter, _ = cv2.intersectConvexConvex(a, b)
+    inter = quad_overlap(a, b)
     if inter <= 0:
         return 0.0
     ua = abs(cv2.contourArea(a)) + abs(cv2.contourArea(b)) - inter
