@@ -31,6 +31,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "instead of the detector's box: how much the boxes' errors cost the reading")
     p.add_argument("--context-jiang", action="store_true", help="--hands: take the 将 from each photo's hand file, as "
                    "`changpai score PHOTO --context HAND.json` does (default: read them from the cards lying apart)")
+    p.add_argument("--sheet", metavar="PNG", help="also draw the wrong cards (misread: at the box read; missed: at their "
+                   "true corners) into one picture, each labelled true>read, its photo and how much of it showed")
     p.add_argument("--recognitions", metavar="FILE", help="--hands: keep the photos' recognitions in FILE and, when it "
                    "exists, reuse them (repairs and scoring measured again in seconds; latency then excludes recognition)")
 
@@ -56,6 +58,8 @@ def run(args: argparse.Namespace) -> int:
         else:
             if args.recognitions or args.truth:
                 raise UserError(f"--{'truth' if args.truth else 'recognitions'} is for --hands.")
+            if args.sheet and Path(args.sheet).suffix.lower() != ".png":
+                raise UserError(f"--sheet {args.sheet}: name a .png file.")
             r = evaluate(args.dir, model, args.limit, split=args.split, repeat=args.repeat, true_corners=args.true_corners,
                          progress=not args.quiet)
     except (FileNotFoundError, ModelError, RecognitionsError) as e:
@@ -86,6 +90,14 @@ def run(args: argparse.Namespace) -> int:
         print("  wrong cards: " + format_errors(c["errors"]))
     else:
         print(format_report(r))
+        if args.sheet:
+            from vision.eval.sheet import write_sheet
+
+            try:
+                n = write_sheet(r, args.dir, args.sheet)
+            except OSError as e:
+                raise UserError(str(e)) from None
+            print(f"wrong cards drawn: {n} → {args.sheet}")
     print(f"report: {out}")
     return 0
 

@@ -157,6 +157,10 @@ def _medians(stages: dict[str, list[float]]) -> dict[str, float]:
     return {k: round(float(np.median(v)), 1) for k, v in stages.items()}
 
 
+def _rounded(quad: np.ndarray) -> list[list[float]]:
+    return [[round(float(x), 1), round(float(y), 1)] for x, y in quad]
+
+
 SHOWING_BINS = (0.2, 0.3, 0.4, 0.5, 0.7, 1.01)  # shares of a card showing (gt 'visible'): the report's by_showing rows
 
 
@@ -203,7 +207,8 @@ class CardTally:
                 self.confusion[(g, pr)] += 1
                 read = [a[0] for a in cards[i].alternatives]
                 misread.append({"true": g, "read": pr, "p_read": round(cards[i].confidence, 3),
-                                "rank_true": read.index(g) + 1 if g in read else None, "visible": gcards[j]["visible"]})
+                                "rank_true": read.index(g) + 1 if g in read else None, "visible": gcards[j]["visible"],
+                                "quad": _rounded(pq[i])})
         if read_true is not None and m:
             for (i, j), code in zip(m, read_true([gq[j] for _, j in m]), strict=True):
                 was, now = cards[i].code == gcards[j]["code"], code == gcards[j]["code"]
@@ -218,7 +223,7 @@ class CardTally:
             if j not in found:
                 on = match(sq, [gq[j]])
                 missed.append({"true": gcards[j]["code"], "visible": gcards[j]["visible"],
-                               "spare": spares[on[0][0]].code if on else None})
+                               "spare": spares[on[0][0]].code if on else None, "quad": _rounded(gq[j])})
         self.tp += len(m)
         self.fp += len(pq) - len(m)
         self.fn += len(gq) - len(m)

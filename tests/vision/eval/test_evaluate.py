@@ -233,7 +233,8 @@ def test_the_wrong_cards_are_told_apart_misread_missed_and_extra():
                  "missed_spare_right": 1, "extra": 1}
     row = tally.rows[0]
     assert sorted((m["true"], m["read"], m["rank_true"] or 0) for m in row["misread"]) == [("2t", "5t", 2), ("3t", "8w", 0)]
-    assert row["missed"] == [{"true": "4t", "visible": 1.0, "spare": "4t"}]
+    assert row["missed"] == [{"true": "4t", "visible": 1.0, "spare": "4t", "quad": quad(120)}]
+    assert {tuple(map(tuple, m["quad"])) for m in row["misread"]} == {tuple(map(tuple, quad(40))), tuple(map(tuple, quad(80)))}
     assert tally.report()["errors"] == e and "2 misread" in format_errors(e)
     tally.add(gt, cards)  # no spares given: the missed card was offered none
     assert tally.rows[1]["missed"][0]["spare"] is None
