@@ -31,6 +31,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "cloths: dots, stripes, tiles, plaid); default the first five")
     p.add_argument("--least-show", type=float, help="stairs and fans: the least share of a card's width left showing "
                    "(default 0.45 in stairs, 0.5 in fans; players holding cards tight show a quarter)")
+    p.add_argument("--turn", choices=["upright", "any"], default="upright", help="how the hand lies to the camera: upright "
+                   "(long sides within 20° of the photo's, a quarter turn in one scene of ten; default) or any: at any angle")
     p.add_argument("--force", action="store_true", help="write into a non-empty folder made otherwise")
 
 
@@ -55,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
     tables = ALL_TABLES if (args.tables or "").strip() == "all" else tuple(
         t.strip() for t in (args.tables or "").split(",") if t.strip())
     job = Job(args.out, args.kind, args.seed, args.n, styles, args.faces, args.val_frac, w, h, rulesets=rulesets,
-              tables=tables, least_show=args.least_show)
+              tables=tables, least_show=args.least_show, turn=args.turn)
     t = time.perf_counter()
     try:
         r = synth_run(job, workers=args.workers, force=args.force)

@@ -49,6 +49,7 @@ class SceneSpec:
     face_down: int = 0
     tables: tuple[str, ...] = TABLES  # the table is drawn among these
     least_show: float | None = None  # stairs and fans: the least share of a card's width left showing (None: 0.45 / 0.5)
+    turn: str = "upright"  # how the layout lies: upright (0° or 180° ± 20°, a quarter turn in one scene of ten) | any
 
 
 def random_cards(rng: random.Random, n: int, jiang: list[str], extras: bool) -> list[str]:
@@ -253,6 +254,8 @@ def compose(spec: SceneSpec, faces: FaceSource, rng: random.Random) -> tuple[np.
         places.append(Placement("back", 0, 0, rng.uniform(0, 180), False, "back"))
     hm = camera_homography(W, H, rng)
     yaw = rng.choice([0, 0, 0, 180]) + rng.uniform(-20, 20) + (90 if rng.random() < 0.1 else 0)
+    if spec.turn == "any":  # a hand laid at any angle to the camera (drawn after, so upright seeds render as before)
+        yaw = rng.uniform(0, 360)
     ya = math.radians(yaw)
     rot = np.array([[math.cos(ya), -math.sin(ya)], [math.sin(ya), math.cos(ya)]])
     hand_places = [p for p in places if p.code != "back"]

@@ -53,11 +53,13 @@ class Job:
     rulesets: tuple[str, ...] = ()  # hands: drawn among these (rugao with 0–2 wild cards; XI_ER); () nantong, 3 double to 1 single
     tables: tuple[str, ...] = ()  # the tables drawn among; () the five of tables.TABLES
     least_show: float | None = None  # stairs and fans: the least share of a card's width left showing (None: 0.45 / 0.5)
+    turn: str = "upright"  # how the layouts lie to the camera (SceneSpec.turn)
 
     def scene_knobs(self) -> dict[str, Any]:
         """The SceneSpec fields this job sets (none by default, so a seed renders as it always did)."""
         return ({"tables": self.tables} if self.tables else {}) | (
-            {"least_show": self.least_show} if self.least_show is not None else {})
+            {"least_show": self.least_show} if self.least_show is not None else {}) | (
+            {"turn": self.turn} if self.turn != "upright" else {})
 
 
 def _atomic_write(path: Path, data: bytes) -> None:
@@ -295,7 +297,7 @@ def prepare(job: Job, force: bool = False) -> None:
         else:
             old = json.loads(mp.read_text())
             diff = [k for k in ("kind", "seed", "styles", "faces", "width", "height", "val_frac", "rulesets", "tables",
-                                "least_show")
+                                "least_show", "turn")
                     if old.get(k) != meta.get(k)]
             if diff and not force:
                 raise SynthError(f"{out} holds a synth run with other settings ({', '.join(diff)}: {old.get(diff[0])!r}); "

@@ -378,3 +378,40 @@ def test_a_seed_draws_the_same_scenes_in_every_python_process():
                            env={**__import__("os").environ, "PYTHONHASHSEED": str(s)},
                            cwd=Path(__file__).resolve().parents[3]).stdout for s in (1, 2, 3)]
     assert runs[0] and runs[0] == runs[1] == runs[2]
+
+
+def _tilts(gt: dict) -> list[float]:
+    """Each card's long axis against the photo's vertical, 0–90°."""
+    out = []
+    for c in gt["cards"]:
+        q = np.asarray(c["quad"], np.float32)
+        v = q[3] - q[0] if np.linalg.norm(q[3] - q[0]) > np.linalg.norm(q[1] - q[0]) else q[1] - q[0]
+        a = abs(np.degrees(np.arctan2(v[0], v[1]))) % 180
+        out.append(min(a, 180 - a))
+    return out
+
+
+def test_turn_any_lays_the_hand_at_any_angle_and_upright_stays_as_it_was():
+    """SceneSpec.turn (synth --turn any): rows upright lie within 20° + the camera's tilt of the photo's axes; turned,
+    rows lie at every angle, cards between 30° and 60° among them; upright scenes render as before the option."""
+    cards = ["1t", "2t", "3t", "4t", "5t", "6t"]
+    upright, turned = [], []
+    for seed in range(12):
+        spec = SceneSpec(1280, 960, "row", cards, [], [], 1 / 14)
+        upright += _tilts(compose(spec, FaceSource(random_style(random.Random(seed), "classic")), random.Random(seed))[1])
+        img_a, gt_a = compose(spec, FaceSource(random_style(random.Random(seed), "classic")), random.Random(seed))
+        assert gt_a["cards"] == compose(replace(spec, turn="upright"), FaceSource(random_style(random.Random(seed), "classic")),
+                                        random.Random(seed))[1]["cards"]  # the default is upright
+        turned += _tilts(compose(replace(spec, turn="any"), FaceSource(random_style(random.Random(seed), "classic")),
+                                 random.Random(seed))[1])
+    assert not any(32 < a < 58 for a in upright)
+    assert sum(30 < a < 60 for a in turned) >= len(cards)
+
+
+def test_synth_turn_is_kept_with_the_set(tmp_path, capsys):
+    out = tmp_path / "t"
+    assert main(["synth", "--out", str(out), "--n", "1", "--seed", "3", "--turn", "any", "--val-frac", "0", "--workers", "1"]) == 0
+    assert json.loads((out / ".changpai-synth.json").read_text())["turn"] == "any"
+    # the same folder asked upright: another set's settings, one sentence
+    assert main(["synth", "--out", str(out), "--n", "1", "--seed", "3", "--val-frac", "0", "--workers", "1"]) == 2
+    assert "turn" in capsys.readouterr().err
