@@ -164,6 +164,18 @@ def _rounded(quad: np.ndarray) -> list[list[float]]:
 SHOWING_BINS = (0.2, 0.3, 0.4, 0.5, 0.7, 1.01)  # shares of a card showing (gt 'visible'): the report's by_showing rows
 
 
+TILT_BINS = (0, 15, 30, 45.01)  # degrees (0-45) between a card's long side and the photo's nearer axis: by_tilt rows
+
+
+def tilt(quad: np.ndarray) -> float:
+    """Degrees (0–45) between a card's long side and the photo's nearer axis: 0 lying along the photo's sides, 45
+    diagonally."""
+    q = np.asarray(quad, np.float32)
+    v = q[3] - q[0] if np.linalg.norm(q[3] - q[0]) > np.linalg.norm(q[1] - q[0]) else q[1] - q[0]
+    a = abs(float(np.degrees(np.arctan2(v[0], v[1])))) % 90
+    return min(a, 90 - a)
+
+
 def _showing_bin(visible: float) -> int:
     return max(0, min(len(SHOWING_BINS) - 2, int(np.searchsorted(SHOWING_BINS, visible, side="right")) - 1))
 
@@ -182,6 +194,8 @@ class CardTally:
         # by the share of the card showing (SHOWING_BINS): labelled, found, read right; half-covered cards in tight
         # stairs and fans are where the misses and misreads gather, which the overall figures hide
         self.showing = np.zeros((len(SHOWING_BINS) - 1, 3), np.int64)
+        # by the card's tilt to the photo's axes (TILT_BINS): a detector taught upright hands misses diagonal ones
+        self.tilted = np.zeros((len(TILT_BINS) - 1, 3), np.int64)
 
     def add(self, gt: dict[str, Any], cards: list, spares: list | None = None, read_true=None) -> bool:
         """One photo: its ground truth (`changpai synth` gt JSON) and the cards recognized (and the spares offered
@@ -217,6 +231,7 @@ class CardTally:
         right = {j for i, j in m if cards[i].code == gcards[j]["code"]}
         for j, g in enumerate(gcards):
             self.showing[_showing_bin(g["visible"])] += (1, j in found, j in right)
+            self.tilted[int(np.searchsorted(TILT_BINS, tilt(gq[j]), side="right")) - 1] += (1, j in found, j in right)
         sq = [np.array(c.quad, np.float32) for c in spares or []]
         missed = []
         for j in range(len(gq)):
@@ -271,6 +286,8 @@ class CardTally:
         out["by_showing"] = [{"showing": [SHOWING_BINS[b], min(1.0, SHOWING_BINS[b + 1])], "cards": int(n),
                               "recall": round(f / n, 4), "classification_accuracy": round(r / max(1, f), 4)}
                              for b, (n, f, r) in enumerate(self.showing) if n]
+        out["by_tilt"] = [{"degrees": [TILT_BINS[b], min(45, TILT_BINS[b + 1])], "cards": int(n), "recall": round(f / n, 4),
+                           "classification_accuracy": round(r / max(1, f), 4)} for b, (n, f, r) in enumerate(self.tilted) if n]
         return out | {
             "errors": self.errors(),
             "confusions": [{"true": a, "pred": b, "count": c} for (a, b), c in self.confusion.most_common(20)],
@@ -308,6 +325,9 @@ def format_report(r: dict[str, Any]) -> str:
         lines.append("  by share showing      " + "; ".join(
             f"{b['showing'][0]:.1f}–{b['showing'][1]:.1f}: recall {b['recall'] * 100:.1f} %, codes "
             f"{b['classification_accuracy'] * 100:.1f} % ({b['cards']})" for b in r["by_showing"]))
+    if r.get("by_tilt"):
+        lines.append("  by tilt to the photo  " + "; ".join(
+            f"{b['degrees'][0]:.0f}–{b['degrees'][1]:.0f}°: recall {b['recall'] * 100:.1f} % ({b['cards']})" for b in r["by_tilt"]))
     lines.append("  wrong cards           " + format_errors(r["errors"]))
     if r["confusions"]:
         pairs = ", ".join(f"{c['true']}→{c['pred']} ×{c['count']}" for c in r["confusions"][:8])

@@ -284,3 +284,32 @@ def test_eval_hands_truth_scores_the_true_cards_with_no_model(tmp_path, capsys, 
         assert main(["eval", str(d), "--hands", "--truth", *bad]) == 2
         assert "--truth" in capsys.readouterr().err
     assert main(["eval", str(d), "--truth"]) == 2
+
+
+def test_cards_are_also_counted_by_their_tilt_to_the_photo():
+    """CardTally.report's by_tilt: recall per band of the true card's angle to the photo's nearer axis (0-45 degrees),
+    so a detector that misses diagonal cards is seen; the text report prints the bands."""
+    import numpy as np
+
+    from vision.eval.evaluate import CardTally, format_report, tilt
+    from vision.types import Card
+
+    def quad(x, deg):
+        a = np.radians(deg)
+        u, v = np.array([np.sin(a), np.cos(a)]) * 90, np.array([np.cos(a), -np.sin(a)]) * 20
+        c = np.array([x, 200.0])
+        return (np.array([c - u / 2 - v / 2, c - u / 2 + v / 2, c + u / 2 + v / 2, c + u / 2 - v / 2])).tolist()
+
+    assert abs(tilt(np.array(quad(0, 40))) - 40) < 1e-3 and abs(tilt(np.array(quad(0, 130))) - 40) < 1e-3
+    assert abs(tilt(np.array(quad(0, 90)))) < 1e-3  # lying across the photo: along its other side
+    gt = {"image": "a.jpg", "cards": [{"code": "1t", "quad": quad(150 * k, d), "visible": 1.0}
+                                      for k, d in enumerate([5, 92, 40, 50])]}
+    cards = [Card("1t", 0.9, [("1t", 0.9)], quad(0, 5)), Card("1t", 0.9, [("1t", 0.9)], quad(150, 92)),
+             Card("2t", 0.9, [("2t", 0.9)], quad(300, 40))]  # the 50-degree card missed, the 40-degree one misread
+    tally = CardTally()
+    tally.add(gt, cards)
+    r = tally.report()
+    assert r["by_tilt"] == [{"degrees": [0, 15], "cards": 2, "recall": 1.0, "classification_accuracy": 1.0},
+                            {"degrees": [30, 45], "cards": 2, "recall": 0.5, "classification_accuracy": 0.0}]
+    assert "by tilt to the photo" in format_report(r | {"images": 1, "latency_ms": {"p50": 1, "p90": 1, "p99": 1},
+                                                         "stages_ms_p50": {}, "box_errors": {}})
