@@ -44,8 +44,9 @@ def run(args: argparse.Namespace) -> int:
 
     if args.repeat < 1:
         raise UserError("--repeat must be at least 1.")
-    if (args.repeat > 1 or args.true_corners) and args.hands:
-        raise UserError(f"--{'repeat' if args.repeat > 1 else 'true-corners'} is for the recognizer's figures, not --hands.")
+    if (args.repeat > 1 or args.true_corners or args.sheet) and args.hands:
+        flag = "repeat" if args.repeat > 1 else "true-corners" if args.true_corners else "sheet"
+        raise UserError(f"--{flag} is for the recognizer's figures, not --hands.")
     try:
         model = _model(args.model, args.set)
         if args.hands:
@@ -91,13 +92,13 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(format_report(r))
         if args.sheet:
-            from vision.eval.sheet import write_sheet
+            from vision.eval.sheet import write_sheet, wrong_cards
 
             try:
                 n = write_sheet(r, args.dir, args.sheet)
             except OSError as e:
                 raise UserError(str(e)) from None
-            print(f"wrong cards drawn: {n} → {args.sheet}")
+            print(f"wrong cards drawn: {n} of {len(wrong_cards(r))} → {args.sheet}")
     print(f"report: {out}")
     return 0
 

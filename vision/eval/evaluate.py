@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from vision.eval.recognitions import load_recognitions, save_recognitions, truth_recognition
-from vision.infer.geometry import box_error, quad_iou
+from vision.infer.geometry import axes, box_error, order_long_axis_vertical, quad_iou
 from vision.infer.model import SETTINGS, ModelInfo, changed_settings, model_info
 from vision.infer.recognize import recognize
 from vision.types import MIN_LABEL_VISIBLE as MIN_VISIBLE  # less visible ground-truth cards are not labelled
@@ -170,8 +170,7 @@ TILT_BINS = (0, 15, 30, 45.01)  # degrees (0-45) between a card's long side and 
 def tilt(quad: np.ndarray) -> float:
     """Degrees (0–45) between a card's long side and the photo's nearer axis: 0 lying along the photo's sides, 45
     diagonally."""
-    q = np.asarray(quad, np.float32)
-    v = q[3] - q[0] if np.linalg.norm(q[3] - q[0]) > np.linalg.norm(q[1] - q[0]) else q[1] - q[0]
+    v, _ = axes(order_long_axis_vertical(quad))
     a = abs(float(np.degrees(np.arctan2(v[0], v[1])))) % 90
     return min(a, 90 - a)
 

@@ -59,3 +59,5 @@ def test_a_sheet_that_is_not_a_png_is_one_sentence(tmp_path, capsys):
     assert main(["eval", str(tmp_path), "--sheet", str(tmp_path / "s.jpg")]) == 2
     err = capsys.readouterr().err
     assert ".png" in err and "Traceback" not in err
+    assert main(["eval", str(tmp_path), "--hands", "--sheet", str(tmp_path / "s.png")]) == 2  # not for totals
+    assert "--sheet is for the recognizer's figures" in capsys.readouterr().err
