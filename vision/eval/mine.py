@@ -9,7 +9,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.eval.evaluate import MIN_VISIBLE, match
+from vision.eval.tally import MIN_VISIBLE, match
 from vision.infer.detect import find_boxes
 from vision.infer.geometry import CARD_ASPECT, fold, obb_to_quad, order_long_axis_vertical, quad_iou, rectify
 from vision.infer.imageio import load_image

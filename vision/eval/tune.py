@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.eval.evaluate import MIN_VISIBLE, match
+from vision.eval.tally import MIN_VISIBLE, match
 from vision.infer.detect import RawBoxes, decode, nms
 from vision.infer.geometry import order_long_axis_vertical
 from vision.infer.imageio import load_image

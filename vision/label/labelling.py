@@ -318,7 +318,7 @@ def bench(synth_dir: str | Path, n: int = 60, workers: int = 2, model: str | Non
     import tempfile
     import time
 
-    from vision.eval.evaluate import MIN_VISIBLE, match
+    from vision.eval.tally import MIN_VISIBLE, match
 
     synth_dir = Path(synth_dir)
     gts = sorted((synth_dir / "gt").glob("*.json"))[:n]

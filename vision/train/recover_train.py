@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from vision.eval.evaluate import match
+from vision.eval.tally import match
 from vision.infer.imageio import load_image
 from vision.infer.recover import CHANNELS, EXTRA, READS, VIEW_H, VIEW_W, inputs, readings
 

@@ -28,7 +28,7 @@ def collect(roots: list[str | Path], model: str | Path | None, out: str | Path, 
 
     import vision.infer.model as M
     import vision.infer.recognize as R
-    from vision.eval.evaluate import match
+    from vision.eval.tally import match
     from vision.infer.geometry import jitter_quad
     from vision.infer.imageio import READ_SIDE, read_photo
     from vision.types import MIN_LABEL_VISIBLE

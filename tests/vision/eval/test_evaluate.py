@@ -86,7 +86,8 @@ def test_eval_hands_counts_right_wrong_and_unscored_photos(tmp_path, capsys):
 
 
 def test_photo_shares_come_with_their_wilson_interval():
-    from vision.eval.evaluate import format_span, interval
+    from vision.eval.evaluate import format_span
+    from vision.eval.tally import interval
 
     # 160 of 200: worked by hand, centre (0.8 + z²/2n) / (1 + z²/n) = 0.7943, half-width 0.0552
     assert interval(160, 200) == [0.7391, 0.8495]
@@ -214,7 +215,8 @@ def test_eval_set_measures_changed_thresholds_without_a_model_folder(tmp_path, c
 def test_the_wrong_cards_are_told_apart_misread_missed_and_extra():
     """CardTally: a misread card with the rank of its true code among the readings, a missed card with the spare
     offered on it, a box on no card; each photo's row names them."""
-    from vision.eval.evaluate import CardTally, format_errors
+    from vision.eval.evaluate import format_errors
+    from vision.eval.tally import CardTally
     from vision.types import Card
 
     def quad(x):
@@ -248,7 +250,8 @@ def test_the_wrong_cards_are_told_apart_misread_missed_and_extra():
 def test_cards_are_also_counted_by_the_share_of_them_showing():
     """CardTally.report's by_showing: recall and codes right per band of the true card's visible share, so half-covered
     cards (tight stairs and fans) are seen apart from whole ones; the text report prints the bands."""
-    from vision.eval.evaluate import CardTally, format_report
+    from vision.eval.evaluate import format_report
+    from vision.eval.tally import CardTally
     from vision.types import Card
 
     def quad(x):
@@ -291,7 +294,8 @@ def test_cards_are_also_counted_by_their_tilt_to_the_photo():
     so a detector that misses diagonal cards is seen; the text report prints the bands."""
     import numpy as np
 
-    from vision.eval.evaluate import CardTally, format_report, tilt
+    from vision.eval.evaluate import format_report
+    from vision.eval.tally import CardTally, tilt
     from vision.types import Card
 
     def quad(x, deg):
@@ -313,3 +317,31 @@ def test_cards_are_also_counted_by_their_tilt_to_the_photo():
                             {"degrees": [30, 45], "cards": 2, "recall": 0.5, "classification_accuracy": 0.0}]
     assert "by tilt to the photo" in format_report(r | {"images": 1, "latency_ms": {"p50": 1, "p90": 1, "p99": 1},
                                                          "stages_ms_p50": {}, "box_errors": {}})
+
+
+def test_whole_cards_boxes_are_measured_apart_from_covered_ones():
+    """CardTally.report's box_errors_whole: the width and length of the boxes of cards showing whole (≥ WHOLE), as
+    ratios to the true card's, so a box that stops inside a whole card (at a printed rim or frame) is seen apart from a
+    covered card's box; the text report prints it."""
+    from vision.eval.evaluate import format_report
+    from vision.eval.tally import CardTally
+    from vision.types import Card
+
+    def quad(x, w=30.0, length=140.0):
+        return [[x, 0], [x + w, 0], [x + w, length], [x, length]]
+
+    gt = {"image": "a.jpg", "cards": [{"code": "1t", "quad": quad(0), "visible": 1.0},
+                                      {"code": "2t", "quad": quad(60), "visible": 0.95},
+                                      {"code": "3t", "quad": quad(120), "visible": 0.4}]}
+    cards = [Card("1t", 0.9, [("1t", 0.9)], quad(3, 24)),  # a whole card boxed inside its rim: 0.8 of its width
+             Card("2t", 0.9, [("2t", 0.9)], quad(61.5, 27, 140)),  # 0.9
+             Card("3t", 0.9, [("3t", 0.9)], quad(120, 15))]  # a covered card boxed at half its width: not counted
+    tally = CardTally()
+    tally.add(gt, cards)
+    r = tally.report(box_errors=True)
+    w = r["box_errors_whole"]
+    assert w["cards"] == 2 and abs(w["width"]["median"] - 0.85) < 1e-3 and abs(w["length"]["median"] - 1.0) < 1e-3
+    assert abs(r["box_errors"]["width"]["mean"] - (0.8 + 0.9 + 0.5) / 3) < 1e-3  # every matched card, covered too
+    text = format_report(r | {"images": 1, "latency_ms": {"p50": 1, "p90": 1, "p99": 1}})
+    assert "whole cards' boxes    width ×0.850" in text and "of 2 cards showing ≥ 90%" in text
+    assert "box_errors_whole" not in CardTally().report(box_errors=True)

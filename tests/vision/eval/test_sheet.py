@@ -7,8 +7,8 @@ import cv2
 import numpy as np
 
 from app.cli import main
-from vision.eval.evaluate import CardTally
 from vision.eval.sheet import LABEL_H, PER_ROW, TILE_H, TILE_W, write_sheet, wrong_cards
+from vision.eval.tally import CardTally
 from vision.types import Card
 
 

@@ -21,7 +21,7 @@ def _gt(i):
 
 
 def test_sample_photo_recognized(capsys):
-    from vision.eval.evaluate import match
+    from vision.eval.tally import match
     from vision.infer.recognize import recognize
 
     gt = _gt(5)
@@ -36,7 +36,7 @@ def test_sample_photo_recognized(capsys):
 def test_large_jpeg_read_from_a_smaller_decode_gives_corners_in_its_own_pixels(tmp_path):
     import cv2
 
-    from vision.eval.evaluate import match
+    from vision.eval.tally import match
     from vision.infer.imageio import READ_SIDE, read_photo
     from vision.infer.recognize import recognize
 
@@ -326,7 +326,7 @@ def test_zoom_finds_small_cards_in_a_large_photo(tmp_path):
         found[zoom] = recognize_array(canvas, d).cards
     zoomed = found[1.4]
     assert len(zoomed) == len(gt["cards"]) > len(found[0.0])  # every card found only with the zoom
-    from vision.eval.evaluate import match
+    from vision.eval.tally import match
 
     gq = [np.array(c["quad"], np.float32) + [ox, oy] for c in gt["cards"]]
     m = match([np.array(c.quad, np.float32) for c in zoomed], gq)
@@ -408,7 +408,7 @@ def test_fuse_averages_each_box_with_its_mirror_image():
 
 def test_mirrored_look_reads_the_sample_photo(tmp_path):
     from tests.conftest import model_variant
-    from vision.eval.evaluate import match
+    from vision.eval.tally import match
     from vision.infer.detect import decode
     from vision.infer.imageio import load_image
     from vision.infer.model import _sessions, model_info

@@ -20,7 +20,7 @@ def _every_card_right(name: str):
     import json
 
     from tests.conftest import SAMPLES
-    from vision.eval.evaluate import match
+    from vision.eval.tally import match
     from vision.infer.recognize import recognize
 
     gt = json.loads((SAMPLES / f"{name}.json").read_text())
@@ -184,7 +184,7 @@ def test_released_model_recovers_cards_its_nms_dropped(tmp_path):
     import json
 
     from tests.conftest import SAMPLES
-    from vision.eval.evaluate import match
+    from vision.eval.tally import match
     from vision.infer.recognize import recognize
 
     truth = json.loads((SAMPLES / "hand_6.json").read_text())["cards"]
@@ -257,7 +257,7 @@ def test_released_model_prunes_the_extra_boxes_of_a_tight_stair(tmp_path):
     import json
 
     from tests.conftest import SAMPLES
-    from vision.eval.evaluate import match
+    from vision.eval.tally import match
     from vision.infer.recognize import recognize
 
     _every_card_right("hand_7")

@@ -27,7 +27,7 @@ def test_calibration_photo_gives_the_faces_in_order():
 @pytest.mark.parametrize("seed", [5, 31337, 7])
 def test_each_face_is_named_after_the_card_it_was_cut_from(seed):
     # tilted photos: a row that slants across pixel rows must still be read as one row
-    from vision.eval.evaluate import match
+    from vision.eval.tally import match
     from vision.infer.recognize import reading_order, recognize_array
 
     img, gt = render_calibration_photo(random_style(random.Random(seed), "holdout"), seed=seed)
