@@ -32,7 +32,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--least-show", type=float, help="stairs and fans: the least share of a card's width left showing "
                    "(default 0.45 in stairs, 0.5 in fans; players holding cards tight show a quarter)")
     p.add_argument("--turn", choices=["upright", "any"], default="upright", help="how the hand lies to the camera: upright "
-                   "(long sides within 20° of the photo's, a quarter turn in one scene of ten; default) or any: at any angle")
+                   "(long sides within 20° of the photo's, a quarter turn in one scene of ten; default) or any: at any angle, and "
+                   "each declared group turned on its own too")
     p.add_argument("--force", action="store_true", help="write into a non-empty folder made otherwise")
 
 

@@ -49,7 +49,9 @@ class SceneSpec:
     face_down: int = 0
     tables: tuple[str, ...] = TABLES  # the table is drawn among these
     least_show: float | None = None  # stairs and fans: the least share of a card's width left showing (None: 0.45 / 0.5)
-    turn: str = "upright"  # how the layout lies: upright (0° or 180° ± 20°, a quarter turn in one scene of ten) | any
+    # how the layout lies: upright (0° or 180° ± 20°, a quarter turn in one scene of ten) | any: at any angle, and each
+    # declared group turned on its own as well (layout_melds)
+    turn: str = "upright"
 
 
 def random_cards(rng: random.Random, n: int, jiang: list[str], extras: bool) -> list[str]:
@@ -118,18 +120,47 @@ def layout_grid(codes: list[str], rng: random.Random, per_row: int = 9, aspect: 
                       rng.uniform(-2, 2), False, "grid") for i, c in enumerate(codes)]
 
 
-def layout_melds(melds: list[list[str]], rng: random.Random, y: float, x0: float) -> list[Placement]:
-    """Clusters of 3–4 equal cards, side by side or slightly overlapped, apart from each other."""
+GROUP_TURN = 60.0  # SceneSpec.turn "any": each declared group also turned up to this many degrees about its centre
+
+
+def layout_melds(melds: list[list[str]], rng: random.Random, y: float, x0: float, turned: int = 0,
+                 aspect: float = ASPECT) -> list[Placement]:
+    """Clusters of 3–4 equal cards, side by side or slightly overlapped, apart from each other. ``turned`` (-1: the
+    row of groups lies above the hand, 1: below; 0: not turned) turns each group as a whole about its centre, up to
+    GROUP_TURN degrees, as players lay their groups at any angle, and keeps it clear of its neighbours and the hand."""
     out = []
     x = x0
     for mi, meld in enumerate(melds):
         step = rng.choice([1 + rng.uniform(0.02, 0.15), rng.uniform(0.5, 0.7)])
         ang = rng.uniform(-8, 8)
-        out.extend(_line(meld, x, y + rng.uniform(-0.3, 0.3), step, meld_role(mi), rng, max_angle=1.5))
-        for p in out[-len(meld):]:
+        group = _line(meld, x, y + rng.uniform(-0.3, 0.3), step, meld_role(mi), rng, max_angle=1.5)
+        for p in group:
             p.angle += ang
-        x += step * len(meld) + rng.uniform(1.0, 2.0)
+        if turned:  # drawn after the usual draws, so groups not turned render as before
+            x = _turn_group(group, rng.uniform(-GROUP_TURN, GROUP_TURN), x, y, turned, aspect) + rng.uniform(1.0, 2.0)
+        else:
+            x += step * len(meld) + rng.uniform(1.0, 2.0)
+        out.extend(group)
     return out
+
+
+def _turn_group(group: list[Placement], degrees: float, x: float, y: float, side: int, aspect: float) -> float:
+    """Turn ``group`` about its centre by ``degrees``, then move it to start at ``x`` and to keep to its side of the
+    row's centre line ``y`` (side -1: no lower than a card lying upright on it would reach; 1: no higher); the right
+    end of the group it leaves."""
+    cx, cy = float(np.mean([p.cx for p in group])), float(np.mean([p.cy for p in group]))
+    a = math.radians(degrees)
+    c, s = math.cos(a), math.sin(a)
+    for p in group:
+        dx, dy = p.cx - cx, p.cy - cy
+        p.cx, p.cy, p.angle = cx + c * dx - s * dy, cy + s * dx + c * dy, p.angle + degrees
+    pts = np.vstack([card_corners(p, aspect) for p in group])
+    shift_x = x - pts[:, 0].min()
+    shift_y = (y + aspect / 2 - pts[:, 1].max()) if side < 0 else (y - aspect / 2 - pts[:, 1].min())
+    for p in group:
+        p.cx += shift_x
+        p.cy += shift_y
+    return float(pts[:, 0].max() + shift_x)
 
 
 def arrange(spec: SceneSpec, rng: random.Random, aspect: float = ASPECT) -> list[Placement]:
@@ -153,7 +184,8 @@ def arrange(spec: SceneSpec, rng: random.Random, aspect: float = ASPECT) -> list
     if spec.melds:
         above = rng.random() < 0.5
         y = (min(ys) - ASPECT * rng.uniform(1.15, 1.5)) if above else (max(ys) + ASPECT * rng.uniform(1.15, 1.5))
-        places += layout_melds(spec.melds, rng, y, min(xs) + rng.uniform(-0.5, 1.5))
+        places += layout_melds(spec.melds, rng, y, min(xs) + rng.uniform(-0.5, 1.5),
+                               turned=(-1 if above else 1) if spec.turn == "any" else 0, aspect=aspect)
     if spec.jiang:
         side = rng.choice(["left", "right"])
         lying = rng.random() < 0.4

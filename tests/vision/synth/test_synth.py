@@ -415,3 +415,48 @@ def test_synth_turn_is_kept_with_the_set(tmp_path, capsys):
     # the same folder asked upright: another set's settings, one sentence
     assert main(["synth", "--out", str(out), "--n", "1", "--seed", "3", "--val-frac", "0", "--workers", "1"]) == 2
     assert "turn" in capsys.readouterr().err
+
+
+def _directions(gt: dict, group) -> list[float]:
+    """The long-axis directions (0–180°) of the cards of ``group`` (a predicate on the card's group)."""
+    out = []
+    for c in gt["cards"]:
+        if group(c["group"]):
+            q = np.asarray(c["quad"], np.float32)
+            v = q[3] - q[0] if np.linalg.norm(q[3] - q[0]) > np.linalg.norm(q[1] - q[0]) else q[1] - q[0]
+            out.append(float(np.degrees(np.arctan2(v[1], v[0]))) % 180)
+    return out
+
+
+def _overlap_between_groups(gt: dict) -> float:
+    """The largest share of a card's area that a card of another group covers."""
+    cards = [(c["group"], np.asarray(c["quad"], np.float32)) for c in gt["cards"]]
+    worst = 0.0
+    for ga, a in cards:
+        for gb, b in cards:
+            if ga != gb:
+                area, _ = cv2.intersectConvexConvex(a, b)
+                worst = max(worst, area / cv2.contourArea(a))
+    return worst
+
+
+def test_turn_any_also_turns_each_declared_group_on_its_own_clear_of_the_others():
+    """SceneSpec.turn "any": besides the whole hand, each declared group is turned about its own centre (up to
+    GROUP_TURN), as players lay groups at any angle; upright, a group lies within a few degrees of the hand. The turned
+    groups stay clear of each other and of the hand: their cards show whole."""
+    hand = ["1t", "2t", "3t", "4t", "5t", "6t", "7t"]
+    melds = [["8b", "8b", "8b"], ["9w", "9w", "9w", "9w"], ["qz", "qz", "qz"]]
+    off = {"upright": [], "any": []}
+    for seed in range(10):
+        for turn in off:
+            spec = SceneSpec(1280, 960, "row", hand, melds, [], 1 / 30, turn=turn)
+            gt = compose(spec, FaceSource(random_style(random.Random(seed), "classic")), random.Random(seed))[1]
+            base = float(np.median(_directions(gt, lambda g: g == "hand")))
+            for m in range(len(melds)):
+                d = _directions(gt, lambda g, m=m: g == f"meld:{m}")
+                assert len(d) == len(melds[m]) and max(d) - min(d) < 10  # a group keeps together
+                off[turn].append(abs((float(np.median(d)) - base + 90) % 180 - 90))
+            if turn == "any":
+                assert _overlap_between_groups(gt) < 0.01
+    assert max(off["upright"]) < 15
+    assert sum(a > 25 for a in off["any"]) >= len(off["any"]) // 3
