@@ -28,6 +28,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--readings", action="store_true", help="recover: the net reads what the classifier reads in each "
                    "dropped box too (how sure, whether it repeats the code of a kept box it overlaps); it only recovers, "
                    "so its release needs --keep-prune-net")
+    p.add_argument("--settling-views", action="store_true", help="refine: also views of the boxes a settling model "
+                   "moves before NMS (up to 24 a scene: duplicates and boxes on mostly covered cards), not only those NMS keeps")
     p.add_argument("--repeat", default="", help="classify: codes whose training crops count several times, e.g. fu,lu,shou,xi,cai=4")
     p.add_argument("--epochs", type=int, default=None, help="epochs (default: detect 10, classify 15, recover 12, prune and refine 8)")
     p.add_argument("--imgsz", type=int, default=None, help="detect, classify: input size in pixels (default 640, 128)")
@@ -200,8 +202,9 @@ def _refine(args: argparse.Namespace) -> int:
     base = _base_model(args, "the refine net", "it is trained with")
 
     def collect(roots: list[str], path: Path) -> str:
-        got = refine_train.collect(roots, base, path)
-        return f"{got['views']} views ({got['jittered']} of them jittered boxes) of {got['photos']} scenes"
+        got = refine_train.collect(roots, base, path, settling=args.settling_views)
+        before = f", {got['before_nms']} boxes before NMS" if args.settling_views else ""
+        return f"{got['views']} views ({got['jittered']} of them jittered boxes{before}) of {got['photos']} scenes"
 
     from vision.train.release import release_refine
 

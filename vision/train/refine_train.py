@@ -13,17 +13,22 @@ from typing import Any
 
 import numpy as np
 
+from vision.infer.geometry import quad_ious
 from vision.infer.refine import TARGETS, VIEW_H, VIEW_W, target, view
 
 JITTERED = 12  # labelled cards per scene also seen through a jittered box
 JITTER = 1.5  # ... that many times the detector's usual error (geometry.BOX_ERROR)
 MATCH_IOU = 0.3  # a kept box is a view of the labelled card it overlaps this much
+SETTLING = 24  # with settling views: boxes before NMS per scene also seen (a random choice of those on a card)
 
 
 def collect(roots: list[str | Path], model: str | Path | None, out: str | Path, progress: bool = True,
-            limit: int | None = None, seed: int = 5) -> dict[str, int]:
+            limit: int | None = None, seed: int = 5, settling: bool = False) -> dict[str, int]:
     """Views and targets from the scenes of ``roots`` (folders of `changpai synth`, with gt/), saved to ``out``
-    (.npz: views N × 3 × VIEW_H × VIEW_W uint8, targets N × 5, jittered N: 0 a kept box, 1 a jittered one)."""
+    (.npz: views N × 3 × VIEW_H × VIEW_W uint8, targets N × 5, jittered N: 0 a kept box, 1 a box seen otherwise).
+    ``settling``: also up to SETTLING boxes a scene among those a settling model moves (every box the detector scores
+    Knobs.settle_conf or more, before NMS: duplicates and boxes on mostly covered cards among them), each a view of the
+    card it overlaps most if at least MATCH_IOU; the views of kept boxes alone hold few of them."""
     from tqdm import tqdm
 
     import vision.infer.model as M
@@ -40,14 +45,18 @@ def collect(roots: list[str | Path], model: str | Path | None, out: str | Path, 
     # (model.json 'settle') would give boxes the net has already moved
     info = replace(M.model_info(model), settle=0.0)
     rng = np.random.default_rng(seed)
-    views, targets, jittered = [], [], []
+    views, targets, jittered, before_nms = [], [], [], 0
     for p in tqdm(gts, desc="refine views", unit="photo", disable=not progress):
         gt = json.loads(p.read_text())
         img, scale = read_photo(p.parent.parent / gt["image"], min_side=READ_SIDE)
         true = [np.array(c["quad"], np.float32) / scale for c in gt["cards"] if c["visible"] >= MIN_LABEL_VISIBLE]
-        boxes = [np.array(c.quad, np.float32) for c in R.recognize_array(img, info).cards]
+        rec, found = R.recognize_found(img, info)
+        boxes = [np.array(c.quad, np.float32) for c in rec.cards]
         pairs = [(boxes[i], true[j]) for i, j in match(boxes, true, MATCH_IOU)]
         kept = len(pairs)
+        if settling and true:
+            pre = _settling_pairs(found, true, info.knobs.settle_conf, rng)
+            pairs, before_nms = pairs + pre, before_nms + len(pre)
         pairs += [(jitter_quad(true[j], rng, JITTER), true[j]) for j in
                   (rng.choice(len(true), size=min(len(true), JITTERED), replace=False) if true else [])]
         for k, (box, card) in enumerate(pairs):
@@ -57,7 +66,23 @@ def collect(roots: list[str | Path], model: str | Path | None, out: str | Path, 
     Path(out).parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(out, views=np.stack(views) if views else np.zeros((0, 3, VIEW_H, VIEW_W), np.uint8),
                         targets=np.array(targets, np.float32).reshape(-1, len(TARGETS)), jittered=np.array(jittered, bool))
-    return {"photos": len(gts), "views": len(views), "jittered": int(sum(jittered))}
+    return {"photos": len(gts), "views": len(views), "jittered": int(sum(jittered)) - before_nms, "before_nms": before_nms}
+
+
+def _settling_pairs(found, true: list[np.ndarray], least: float, rng) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(box, card) for up to SETTLING of the detector's boxes scored ``least`` or more before NMS, each with the labelled
+    card it overlaps most, if at least MATCH_IOU."""
+    pairs = []
+    for q, s in found.boxes + found.crowded + found.candidates:
+        if s < least:
+            continue
+        q = np.asarray(q, np.float32)
+        ious = quad_ious(q, true)
+        j = int(np.argmax(ious))
+        if ious[j] >= MATCH_IOU:
+            pairs.append((q, true[j]))
+    pick = rng.choice(len(pairs), size=min(len(pairs), SETTLING), replace=False) if pairs else []
+    return [pairs[k] for k in pick]
 
 
 def network(scale: np.ndarray | None = None):

@@ -117,11 +117,12 @@ def test_train_refine_collects_trains_and_releases(tmp_path, monkeypatch, capsys
             "--release", "ref"]
     import vision.infer.recognize as R
 
-    settles, plain = [], R.recognize_array
-    monkeypatch.setattr(R, "recognize_array",
+    settles, plain = [], R.recognize_found
+    monkeypatch.setattr(R, "recognize_found",
                         lambda img, info, *a, **k: settles.append(getattr(info, "settle", None)) or plain(img, info, *a, **k))
-    assert main(args) == 0
+    assert main(args + ["--settling-views"]) == 0
     assert settles and set(settles) == {0.0}  # views of the boxes the detector's NMS keeps, even from a settling model
+    assert "boxes before NMS" in capsys.readouterr().out
     d = np.load(tmp_path / "runs" / "r" / "refine_train.npz")
     assert d["views"].shape[1:] == (3, VIEW_H, VIEW_W) and d["targets"].shape == (len(d["views"]), 5)
     assert 0 < d["jittered"].sum() < len(d["views"])  # kept boxes and jittered ones
@@ -135,6 +136,22 @@ def test_train_refine_collects_trains_and_releases(tmp_path, monkeypatch, capsys
     capsys.readouterr()
     assert main(args[:-2] + ["--model", str(dest), "--release", "ref"]) == 2  # its own name: one sentence
     assert "new name" in capsys.readouterr().err
+
+
+@requires_model
+def test_settling_views_add_boxes_before_nms_each_seen_with_the_card_it_overlaps(tmp_path, monkeypatch):
+    import vision.train.refine_train as T
+
+    job = _scenes_to_train_on(tmp_path, monkeypatch, n=2, seed=11)
+    plain = T.collect([job.out], None, tmp_path / "plain.npz", progress=False)
+    more = T.collect([job.out], None, tmp_path / "more.npz", progress=False, settling=True)
+    assert plain["before_nms"] == 0 and 0 < more["before_nms"] <= more["photos"] * T.SETTLING
+    assert more["views"] == plain["views"] + more["before_nms"] and more["jittered"] == plain["jittered"]
+    a, b = np.load(tmp_path / "plain.npz"), np.load(tmp_path / "more.npz")
+    assert int((~b["jittered"]).sum()) == int((~a["jittered"]).sum())  # the val figures' kept boxes: the same views
+    # every box before NMS is a view of a card it overlaps at least MATCH_IOU: never off by a card's width or more
+    extra = b["targets"][b["jittered"]]
+    assert len(extra) == more["before_nms"] + more["jittered"] and np.abs(extra[:, :2]).max() < 1.0
 
 
 @requires_model
