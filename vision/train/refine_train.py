@@ -45,7 +45,7 @@ def collect(roots: list[str | Path], model: str | Path | None, out: str | Path, 
     # (model.json 'settle') would give boxes the net has already moved
     info = replace(M.model_info(model), settle=0.0)
     rng = np.random.default_rng(seed)
-    views, targets, jittered, before_nms = [], [], [], 0
+    views, targets, jittered, before_nms, off = [], [], [], 0, 0
     for p in tqdm(gts, desc="refine views", unit="photo", disable=not progress):
         gt = json.loads(p.read_text())
         img, scale = read_photo(p.parent.parent / gt["image"], min_side=READ_SIDE)
@@ -57,8 +57,9 @@ def collect(roots: list[str | Path], model: str | Path | None, out: str | Path, 
         if settling and true:
             pre = _settling_pairs(found, true, info.knobs.settle_conf, rng)
             pairs, before_nms = pairs + pre, before_nms + len(pre)
-        pairs += [(jitter_quad(true[j], rng, JITTER), true[j]) for j in
+        shaken = [(jitter_quad(true[j], rng, JITTER), true[j]) for j in
                   (rng.choice(len(true), size=min(len(true), JITTERED), replace=False) if true else [])]
+        pairs, off = pairs + shaken, off + len(shaken)
         for k, (box, card) in enumerate(pairs):
             views.append(view(img, box).transpose(2, 0, 1))
             targets.append(target(box, card))
@@ -66,7 +67,7 @@ def collect(roots: list[str | Path], model: str | Path | None, out: str | Path, 
     Path(out).parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(out, views=np.stack(views) if views else np.zeros((0, 3, VIEW_H, VIEW_W), np.uint8),
                         targets=np.array(targets, np.float32).reshape(-1, len(TARGETS)), jittered=np.array(jittered, bool))
-    return {"photos": len(gts), "views": len(views), "jittered": int(sum(jittered)) - before_nms, "before_nms": before_nms}
+    return {"photos": len(gts), "views": len(views), "jittered": off, "before_nms": before_nms}
 
 
 def _settling_pairs(found, true: list[np.ndarray], least: float, rng) -> list[tuple[np.ndarray, np.ndarray]]:
