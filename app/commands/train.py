@@ -14,7 +14,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("what", choices=["detect", "classify", "recover", "prune", "refine"], help="which network to train")
     p.add_argument("--data", action="append", help="detect: dataset.yaml of `changpai synth --kind detect`; classify: a crops "
                    "folder (repeat --data to train on several); recover: scenes of `changpai synth --kind hands` (repeatable); "
-                   "prune: photos (folders of `changpai synth`) the --model reads while its prune net's answers are kept; refine: "
+                   "prune: photos (folders of `changpai synth`) the --model reads while its prune net's answers are kept (with --truth: "
+                   "labelled scenes); refine: "
                    "labelled scenes of `changpai synth` (repeatable)")
     p.add_argument("--val", action="append", help="recover, prune, refine: scenes to measure on after every epoch (repeatable)")
     p.add_argument("--model", default=None, help="recover: the model whose dropped boxes are judged; prune: the model whose "
@@ -28,6 +29,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--readings", action="store_true", help="recover: the net reads what the classifier reads in each "
                    "dropped box too (how sure, whether it repeats the code of a kept box it overlaps); it only recovers, "
                    "so its release needs --keep-prune-net")
+    p.add_argument("--truth", action="store_true", help="prune: teach the new net the ground truth of labelled scenes "
+                   "(`changpai synth` folders with gt/) on the boxes the --model keeps, instead of its prune net's answers: "
+                   "for a model whose boxes lie otherwise than those its prune net learned")
     p.add_argument("--settling-views", action="store_true", help="refine: also views of the boxes a settling model "
                    "moves before NMS (up to 24 a scene: duplicates and boxes on mostly covered cards), not only those NMS keeps")
     p.add_argument("--repeat", default="", help="classify: codes whose training crops count several times, e.g. fu,lu,shou,xi,cai=4")
@@ -173,22 +177,30 @@ def _prune(args: argparse.Namespace) -> int:
     """What the --model's prune net answers on the photos (cached under runs/NAME), a slimmer net taught it, then
     optionally a release with the model's other files and thresholds."""
     import vision.train.prune_distil as prune_distil
+    import vision.train.prune_truth as prune_truth
     from vision.infer.model import PRUNE_NET
     from vision.train.yolo import RUNS
 
     run_dir = RUNS / (args.name or "prune")
     base = _base_model(args, "the new prune net", "it is taught by")
     if not (base / PRUNE_NET).is_file():
-        raise UserError(f"The model at {base} has no {PRUNE_NET} to teach a slimmer one.")
+        raise UserError(f"The model at {base} has no {PRUNE_NET} to {'replace' if args.truth else 'teach a slimmer one'}.")
 
     def collect(roots: list[str], path: Path) -> str:
+        if args.truth:
+            got = prune_truth.collect(roots, base, path)
+            return f"{got['views']} views of kept boxes ({got['cards']} of them cards of their own) on {got['scenes']} scenes"
         got = prune_distil.collect(roots, base, path)
         return f"{got['views']} judged by the prune net on {got['photos']} photos"
 
     from vision.train.release import release_prune
 
-    return _box_net(args, run_dir, base, "prune", "folders of `changpai synth`", collect, prune_distil.fit, 128,
-                    release_prune, PRUNE_NET)
+    def release(run_dir: Path, base: Path, name: str) -> Path:
+        return release_prune(run_dir, base, name, truth=args.truth)
+
+    return _box_net(args, run_dir, base, "prune", "labelled scenes of `changpai synth`" if args.truth else
+                    "folders of `changpai synth`", collect, prune_truth.fit if args.truth else prune_distil.fit, 128,
+                    release, PRUNE_NET)
 
 
 def _refine(args: argparse.Namespace) -> int:

@@ -199,9 +199,11 @@ def release_recover(run_dir: str | Path, base: str | Path, name: str, threshold:
     return _released(dest, meta)
 
 
-def release_prune(run_dir: str | Path, base: str | Path, name: str, extra: dict[str, Any] | None = None) -> Path:
+def release_prune(run_dir: str | Path, base: str | Path, name: str, extra: dict[str, Any] | None = None,
+                  truth: bool = False) -> Path:
     """models/NAME = the model ``base`` with the prune net of ``run_dir`` (vision.train.prune_distil.fit: a slimmer net taught
-    by ``base``'s own), its thresholds unchanged."""
+    by ``base``'s own; ``truth``: vision.train.prune_truth.fit, taught the ground truth on ``base``'s kept boxes), its
+    thresholds unchanged."""
     from vision.infer.model import PRUNE_NET
 
     run_dir, base = Path(run_dir), Path(base)
@@ -213,10 +215,13 @@ def release_prune(run_dir: str | Path, base: str | Path, name: str, extra: dict[
     shutil.copy(net, dest / PRUNE_NET)
     figures = _run_figures(run_dir)
     teacher = meta.get("prune_net") or meta.get("recover_net", {})
-    meta["prune_net"] = {"from": _relative(str(base)), "distilled": True, "run": _relative(str(run_dir)),
+    meta["prune_net"] = {"from": _relative(str(base)), "distilled": not truth, "run": _relative(str(run_dir)),
                          "epochs": len(figures), "last_epoch": figures[-1] if figures else {},
-                         "released": dt.date.today().isoformat(), "teacher": teacher} | (extra or {})
-    meta["version_note"] = (f"{name} = {base.name} with a slimmer prune net (prune.onnx) taught the answers of its own; "
+                         "released": dt.date.today().isoformat()} | ({"taught": "ground truth on the kept boxes of "
+                                                                      f"{_relative(str(base))}"} if truth else
+                                                                     {"teacher": teacher}) | (extra or {})
+    how = "taught the ground truth on its kept boxes" if truth else "taught the answers of its own"
+    meta["version_note"] = (f"{name} = {base.name} with a slimmer prune net (prune.onnx) {how}; "
                             "its detector, classifier, recover net and thresholds unchanged")
     return _released(dest, meta)
 
@@ -404,6 +409,13 @@ def write_card(dest: Path, meta: dict[str, Any]) -> Path:
                                  ", ".join(f"{k} {v}" for k, v in pn["last_epoch"].items()))
                 lines.append(f"- the teacher: the recover net of {t.get('from')}"
                              + "".join(f"; {t[k]}" for k in ("recipe", "note") if t.get(k)))
+            elif pn and pn.get("taught"):
+                lines.append(f"- prune net (`prune.onnx`): prunes the kept boxes and judges the spares; a slim net "
+                             f"(vision.train.prune_truth) taught the {pn['taught']}"
+                             + "".join(f"; {pn[k]}" for k in ("recipe", "note") if pn.get(k)))
+                if pn.get("last_epoch"):
+                    lines.append("- prune net, last epoch (its val views, against the ground truth): " +
+                                 ", ".join(f"{k} {v}" for k, v in pn["last_epoch"].items()))
             elif pn:
                 lines.append(f"- prune net (`prune.onnx`): prunes the kept boxes and judges the spares; the recover net of "
                              f"{pn.get('from')}" + "".join(f"; {pn[k]}" for k in ("recipe", "note") if pn.get(k)))
