@@ -34,6 +34,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--turn", choices=["upright", "any"], default="upright", help="how the hand lies to the camera: upright "
                    "(long sides within 20° of the photo's, a quarter turn in one scene of ten; default) or any: at any angle, and "
                    "each declared group turned on its own too")
+    p.add_argument("--named-ways", action="store_true", help="every deck family draws its named cards (千字 红花 白花 and "
+                   "the extras) the printer's way, as the medley family does: one flower or three, 千 in a seal, an extra "
+                   "once, in a ring or twice …; without it a family other than medley draws them as it always did")
     p.add_argument("--force", action="store_true", help="write into a non-empty folder made otherwise")
 
 
@@ -58,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
     tables = ALL_TABLES if (args.tables or "").strip() == "all" else tuple(
         t.strip() for t in (args.tables or "").split(",") if t.strip())
     job = Job(args.out, args.kind, args.seed, args.n, styles, args.faces, args.val_frac, w, h, rulesets=rulesets,
-              tables=tables, least_show=args.least_show, turn=args.turn)
+              tables=tables, least_show=args.least_show, turn=args.turn, named_ways=args.named_ways)
     t = time.perf_counter()
     try:
         r = synth_run(job, workers=args.workers, force=args.force)

@@ -20,14 +20,17 @@ from vision.synth.marks import _hero
 FLOWER_WAYS = ("pair", "one", "three", "sprig")
 QZ_WAYS = ("twice", "once", "seal", "words", "figure")
 EXTRA_WAYS = ("twice", "once", "ring")
+# and what `synth --named-ways` draws among too (the medley family keeps the three above, so its seeds render as before):
+# the character in a square seal, or in a double ring between two small marks, as a coin's medallion is drawn
+MORE_EXTRA_WAYS = EXTRA_WAYS + ("seal", "medallion")
 ORNAMENT_MARKS = ("none", "dots", "diamonds", "crosses", "rule")
 
 
-def draw_names(rng: random.Random) -> dict[str, Any]:
-    """One deck's ways with its named cards (stored on its DeckSpec as ``names``)."""
+def draw_names(rng: random.Random, extra_ways: tuple[str, ...] = EXTRA_WAYS) -> dict[str, Any]:
+    """One deck's ways with its named cards (stored on its DeckSpec as ``names``), its extras drawn among ``extra_ways``."""
     return {"flowers": rng.choice(FLOWER_WAYS), "petals": rng.choice((4, 5, 5, 6, 8)), "petal": rng.uniform(0.35, 0.55),
             "hollow_red": rng.random() < 0.25, "white_filled": rng.random() < 0.3, "qz": rng.choice(QZ_WAYS),
-            "extra": rng.choice(EXTRA_WAYS), "marks": rng.choice(ORNAMENT_MARKS), "stem": rng.random() < 0.5,
+            "extra": rng.choice(extra_ways), "marks": rng.choice(ORNAMENT_MARKS), "stem": rng.random() < 0.5,
             "size": rng.uniform(0.75, 1.1), "figure_seed": rng.randrange(1 << 30)}
 
 
@@ -113,9 +116,17 @@ def _extra(c: Any, ch: str, spec: Any, ways: dict[str, Any], cx: float, cy: floa
         F.twice(c, ch, size, spec.font, x0, cx, cy, fw, fh, 0.2, 0.3, red=True)
         return
     c.text((cx, cy), ch, size, spec.font, red=True)
-    if ways["extra"] == "ring":
-        r = size * 0.7
-        c.layer(True).ellipse([cx - r, cy - r, cx + r, cy + r], outline=255, width=lw)
+    r = size * 0.7
+    red = c.layer(True)
+    if ways["extra"] in ("ring", "medallion"):
+        red.ellipse([cx - r, cy - r, cx + r, cy + r], outline=255, width=lw)
+    if ways["extra"] == "medallion":  # a second ring, in ink, and a small mark above and below
+        r2, m = r * 1.18, max(2.0, fw * 0.05)
+        c.layer(False).ellipse([cx - r2, cy - r2, cx + r2, cy + r2], outline=255, width=max(1, lw - 1))
+        for y in (cy - r2 - fh * 0.12, cy + r2 + fh * 0.12):
+            red.ellipse([cx - m, y - m, cx + m, y + m], fill=255)
+    elif ways["extra"] == "seal":
+        red.rectangle([cx - r, cy - r, cx + r, cy + r], outline=255, width=lw + 1)
 
 
 def _marks(c: Any, kind: str, cx: float, top: float, bottom: float, fw: float, lw: int) -> None:

@@ -11,7 +11,7 @@ import json
 import os
 import random
 from collections import Counter, OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
@@ -23,8 +23,9 @@ from scoring.cards import CODES, EXTRAS, N_PLAIN
 from scoring.random_hands import random_winning_hand
 from scoring.rulesets import RULESETS
 from vision.infer.geometry import fold, jitter_quad, rectify
-from vision.synth.decks import ALL_FAMILIES, deck_style
+from vision.synth.decks import ALL_FAMILIES, DeckSpec, deck_style
 from vision.synth.faces import TRAIN_FAMILIES, FaceSource
+from vision.synth.names import MORE_EXTRA_WAYS, draw_names
 from vision.synth.scene import LAYOUTS, SceneSpec, compose, random_cards
 from vision.synth.tables import ALL_TABLES
 from vision.types import MIN_LABEL_VISIBLE
@@ -54,12 +55,17 @@ class Job:
     tables: tuple[str, ...] = ()  # the tables drawn among; () the five of tables.TABLES
     least_show: float | None = None  # stairs and fans: the least share of a card's width left showing (None: 0.45 / 0.5)
     turn: str = "upright"  # how the layouts lie to the camera (SceneSpec.turn)
+    named_ways: bool = False  # every deck family draws its named cards and extras the printer's way (as medley does)
 
     def scene_knobs(self) -> dict[str, Any]:
         """The SceneSpec fields this job sets (none by default, so a seed renders as it always did)."""
         return ({"tables": self.tables} if self.tables else {}) | (
             {"least_show": self.least_show} if self.least_show is not None else {}) | (
             {"turn": self.turn} if self.turn != "upright" else {})
+
+    def meta(self) -> dict[str, Any]:
+        """What a synth run's folder records of its job beyond the scenes' knobs (only what differs from the default)."""
+        return {"named_ways": True} if self.named_ways else {}
 
 
 def _atomic_write(path: Path, data: bytes) -> None:
@@ -79,11 +85,13 @@ _FACE_CACHE: OrderedDict[tuple, FaceSource] = OrderedDict()
 
 
 def _faces(job: Job, style_idx: int) -> FaceSource:
-    key = (job.seed, style_idx, job.styles, job.faces)
+    key = (job.seed, style_idx, job.styles, job.faces, job.named_ways)
     fs = _FACE_CACHE.get(key)
     if fs is None:
         fam = job.styles[style_idx % len(job.styles)]
         style = deck_style(random.Random(f"{job.seed}:style:{style_idx}"), fam)
+        if job.named_ways and isinstance(style, DeckSpec) and not style.names:  # drawn apart: the deck stays as it was
+            style = replace(style, names=draw_names(random.Random(f"{job.seed}:names:{style_idx}"), MORE_EXTRA_WAYS))
         fs = FaceSource(style, job.faces, seed=style_idx)
         _FACE_CACHE[key] = fs
         while len(_FACE_CACHE) > 24:
@@ -286,7 +294,7 @@ def prepare(job: Job, force: bool = False) -> None:
     meta = {"kind": job.kind, "seed": job.seed, "styles": list(job.styles), "faces": job.faces, "version": VERSION,
             "width": job.width, "height": job.height, "val_frac": job.val_frac} | (
         {"rulesets": list(job.rulesets)} if job.rulesets else {}) | {
-        k: list(v) if isinstance(v, tuple) else v for k, v in job.scene_knobs().items()}
+        k: list(v) if isinstance(v, tuple) else v for k, v in job.scene_knobs().items()} | job.meta()
     if out.exists() and not out.is_dir():
         raise SynthError(f"{out} exists and is not a folder.")
     if out.is_dir() and any(out.iterdir()):
@@ -297,7 +305,7 @@ def prepare(job: Job, force: bool = False) -> None:
         else:
             old = json.loads(mp.read_text())
             diff = [k for k in ("kind", "seed", "styles", "faces", "width", "height", "val_frac", "rulesets", "tables",
-                                "least_show", "turn")
+                                "least_show", "turn", "named_ways")
                     if old.get(k) != meta.get(k)]
             if diff and not force:
                 raise SynthError(f"{out} holds a synth run with other settings ({', '.join(diff)}: {old.get(diff[0])!r}); "

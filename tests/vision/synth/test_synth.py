@@ -460,3 +460,29 @@ def test_turn_any_also_turns_each_declared_group_on_its_own_clear_of_the_others(
                 assert _overlap_between_groups(gt) < 0.01
     assert max(off["upright"]) < 15
     assert sum(a > 25 for a in off["any"]) >= len(off["any"]) // 3
+
+
+def test_named_ways_draw_every_familys_named_cards_the_printers_way_and_keep_the_rest_of_the_deck(tmp_path):
+    """`synth --named-ways`: a family other than medley draws its named cards and extras as the printers do (the
+    extras also in a seal or a medallion), while every other card of the deck renders as it did without the knob,
+    and the run's folder records the knob (a rerun without it is refused)."""
+    from vision.synth.decks import DeckSpec
+    from vision.synth.names import MORE_EXTRA_WAYS
+    from vision.synth.write import _faces
+
+    plain = Job(str(tmp_path / "plain"), "detect", 21, 2, ("woodblock", "boxed", "formal"), None, 0.0, 640, 480)
+    named = replace(plain, out=str(tmp_path / "named"), named_ways=True)
+    ways = set()
+    for k in range(30):
+        a, b = _faces(plain, k).style, _faces(named, k).style
+        assert isinstance(b, DeckSpec) and a.names == {} and b.names
+        assert replace(b, names={}) == a  # the deck itself is drawn as before
+        ways.add(b.names["extra"])
+    assert ways == set(MORE_EXTRA_WAYS)
+    fa, fb = _faces(plain, 0), _faces(named, 0)
+    assert np.array_equal(fa.face("5t")[0], fb.face("5t")[0])
+    assert not np.array_equal(fa.face("fu")[0], fb.face("fu")[0])
+    prepare(named)
+    assert json.loads((tmp_path / "named" / ".changpai-synth.json").read_text())["named_ways"] is True
+    with pytest.raises(SynthError, match="named_ways"):
+        prepare(replace(plain, out=named.out))
