@@ -37,6 +37,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--named-ways", action="store_true", help="every deck family draws its named cards (千字 红花 白花 and "
                    "the extras) the printer's way, as the medley family does: one flower or three, 千 in a seal, an extra "
                    "once, in a ring or twice …; without it a family other than medley draws them as it always did")
+    p.add_argument("--extras-weight", type=int, default=1, help="detect and classify: draw each of the five extras as "
+                   "if the deck held this many (default 1, as a deck does): the rare extras seen more often in training")
     p.add_argument("--force", action="store_true", help="write into a non-empty folder made otherwise")
 
 
@@ -50,6 +52,8 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"--size is WIDTHxHEIGHT, e.g. 1280x960, not {args.size!r}.") from None
     if not (64 <= w <= 8000 and 64 <= h <= 8000):
         raise UserError("--size must be between 64 and 8000 pixels a side.")
+    if not 1 <= args.extras_weight <= 20:
+        raise UserError("--extras-weight is how many of each extra the drawn deck holds, from 1 to 20.")
     if args.workers < 1:
         raise UserError("--workers must be at least 1.")
     if not 0 <= args.val_frac < 1:
@@ -61,7 +65,8 @@ def run(args: argparse.Namespace) -> int:
     tables = ALL_TABLES if (args.tables or "").strip() == "all" else tuple(
         t.strip() for t in (args.tables or "").split(",") if t.strip())
     job = Job(args.out, args.kind, args.seed, args.n, styles, args.faces, args.val_frac, w, h, rulesets=rulesets,
-              tables=tables, least_show=args.least_show, turn=args.turn, named_ways=args.named_ways)
+              tables=tables, least_show=args.least_show, turn=args.turn, named_ways=args.named_ways,
+              extras_weight=args.extras_weight)
     t = time.perf_counter()
     try:
         r = synth_run(job, workers=args.workers, force=args.force)

@@ -54,13 +54,14 @@ class SceneSpec:
     turn: str = "upright"
 
 
-def random_cards(rng: random.Random, n: int, jiang: list[str], extras: bool) -> list[str]:
-    """n cards from a real deck: ≤ 4 per kind less the flipped copies, extras ≤ 1 each."""
+def random_cards(rng: random.Random, n: int, jiang: list[str], extras: bool, extra_copies: int = 1) -> list[str]:
+    """n cards from a real deck: ≤ 4 per kind less the flipped copies, extras ≤ 1 each (``extra_copies`` each when
+    the extras are drawn more often than a deck holds them, to teach the rare cards)."""
     pool: list[str] = []
     for k in range(N_PLAIN):
         pool.extend([CODES[k]] * (4 - jiang.count(CODES[k])))
     if extras:
-        pool.extend(CODES[N_PLAIN:])
+        pool.extend(CODES[N_PLAIN:] * extra_copies)
     rng.shuffle(pool)
     return pool[:n]
 

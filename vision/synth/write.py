@@ -56,6 +56,7 @@ class Job:
     least_show: float | None = None  # stairs and fans: the least share of a card's width left showing (None: 0.45 / 0.5)
     turn: str = "upright"  # how the layouts lie to the camera (SceneSpec.turn)
     named_ways: bool = False  # every deck family draws its named cards and extras the printer's way (as medley does)
+    extras_weight: int = 1  # detect / classify: each extra drawn as if the deck held this many (a deck holds one)
 
     def scene_knobs(self) -> dict[str, Any]:
         """The SceneSpec fields this job sets (none by default, so a seed renders as it always did)."""
@@ -65,7 +66,8 @@ class Job:
 
     def meta(self) -> dict[str, Any]:
         """What a synth run's folder records of its job beyond the scenes' knobs (only what differs from the default)."""
-        return {"named_ways": True} if self.named_ways else {}
+        return ({"named_ways": True} if self.named_ways else {}) | (
+            {"extras_weight": self.extras_weight} if self.extras_weight != 1 else {})
 
 
 def _atomic_write(path: Path, data: bytes) -> None:
@@ -165,7 +167,8 @@ def _scene_spec(job: Job, rng: random.Random) -> tuple[SceneSpec, dict[str, Any]
     jiang = random_cards(rng, 2, [], False) if rng.random() < 0.7 else []
     n = rng.randint(20, 35)
     # the five extras (one card each, in some decks) are rare on a table; the classifier sees them more often
-    cards = random_cards(rng, n + 8, jiang, extras=rng.random() < (0.6 if job.kind == "classify" else 0.15))
+    cards = random_cards(rng, n + 8, jiang, extras=rng.random() < (0.6 if job.kind == "classify" else 0.15),
+                         extra_copies=job.extras_weight)
     melds: list[list[str]] = []
     if layout == "groups":
         counts = {c: cards.count(c) for c in dict.fromkeys(cards)}  # first-seen order: a seed draws the same scene in every run
@@ -284,6 +287,8 @@ def prepare(job: Job, force: bool = False) -> None:
     out = Path(job.out)
     if job.rulesets and job.kind != "hands":
         raise SynthError("--rulesets is for --kind hands.")
+    if job.extras_weight != 1 and job.kind == "hands":
+        raise SynthError("--extras-weight is for --kind detect and classify: a hand's extras come from its ruleset (--rulesets).")
     for r in job.rulesets:
         name, plus, option = r.partition("+")
         if name not in RULESETS:
@@ -305,7 +310,7 @@ def prepare(job: Job, force: bool = False) -> None:
         else:
             old = json.loads(mp.read_text())
             diff = [k for k in ("kind", "seed", "styles", "faces", "width", "height", "val_frac", "rulesets", "tables",
-                                "least_show", "turn", "named_ways")
+                                "least_show", "turn", "named_ways", "extras_weight")
                     if old.get(k) != meta.get(k)]
             if diff and not force:
                 raise SynthError(f"{out} holds a synth run with other settings ({', '.join(diff)}: {old.get(diff[0])!r}); "

@@ -486,3 +486,28 @@ def test_named_ways_draw_every_familys_named_cards_the_printers_way_and_keep_the
     assert json.loads((tmp_path / "named" / ".changpai-synth.json").read_text())["named_ways"] is True
     with pytest.raises(SynthError, match="named_ways"):
         prepare(replace(plain, out=named.out))
+
+
+def test_extras_weight_draws_the_extras_as_if_the_deck_held_that_many_and_is_recorded(tmp_path):
+    """`synth --extras-weight K`: the drawn deck holds K of each extra (the rare cards seen more often in training),
+    never more of a plain kind than a deck has; the run's folder records it; hands, whose extras come from the
+    ruleset, refuse it."""
+    import random
+    from collections import Counter
+
+    from scoring.cards import EXTRAS
+    from vision.synth.scene import random_cards
+
+    once, four = Counter(), Counter()
+    for i in range(200):
+        once.update(random_cards(random.Random(i), 40, [], True))
+        four.update(random_cards(random.Random(i), 40, [], True, extra_copies=4))
+    assert all(four[e] > 2.5 * once[e] for e in EXTRAS)
+    assert max(Counter(random_cards(random.Random(3), 200, [], True, extra_copies=4)).values()) == 4
+    job = Job(str(tmp_path / "w"), "classify", 5, 1, ("woodblock",), None, 0.0, 640, 480, extras_weight=4)
+    prepare(job)
+    assert json.loads((tmp_path / "w" / ".changpai-synth.json").read_text())["extras_weight"] == 4
+    with pytest.raises(SynthError, match="extras_weight"):
+        prepare(replace(job, extras_weight=1))
+    with pytest.raises(SynthError, match="extras-weight"):
+        prepare(replace(job, out=str(tmp_path / "h"), kind="hands"))
