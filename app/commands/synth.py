@@ -52,8 +52,6 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"--size is WIDTHxHEIGHT, e.g. 1280x960, not {args.size!r}.") from None
     if not (64 <= w <= 8000 and 64 <= h <= 8000):
         raise UserError("--size must be between 64 and 8000 pixels a side.")
-    if not 1 <= args.extras_weight <= 20:
-        raise UserError("--extras-weight is how many of each extra the drawn deck holds, from 1 to 20.")
     if args.workers < 1:
         raise UserError("--workers must be at least 1.")
     if not 0 <= args.val_frac < 1:

@@ -287,6 +287,8 @@ def prepare(job: Job, force: bool = False) -> None:
     out = Path(job.out)
     if job.rulesets and job.kind != "hands":
         raise SynthError("--rulesets is for --kind hands.")
+    if not 1 <= job.extras_weight <= 20:
+        raise SynthError("--extras-weight is how many of each extra the drawn deck holds, from 1 to 20.")
     if job.extras_weight != 1 and job.kind == "hands":
         raise SynthError("--extras-weight is for --kind detect and classify: a hand's extras come from its ruleset (--rulesets).")
     for r in job.rulesets:
