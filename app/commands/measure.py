@@ -19,7 +19,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tag", required=True, help="the reports' suffix, e.g. v22")
     p.add_argument("--out", default="docs/eval/avx2", help="folder of the reports (default docs/eval/avx2)")
     p.add_argument("--only", action="append", metavar="NAME", help="only this entry or group (foreign, families, tight, "
-                   "own; repeatable)")
+                   "transfer, own; repeatable)")
     p.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
                    help="evals run at once, each held to its own core where there are enough (default 2); "
                    "the latency figures (12 MP, photo → total) run alone after them")

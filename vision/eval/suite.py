@@ -14,6 +14,11 @@ FOREIGN = Path("../shared/foreign-deck")
 # `changpai measure` starts without loading the renderer
 FAMILIES = ("woodblock", "dotted", "boxed", "sideways", "formal", "assorted", "heroes", "medley")  # seeds 9501-9508, in this order
 TIGHT = ("woodblock", "dotted", "boxed", "formal", "assorted", "sideways", "own", "heroes", "medley")  # seeds 9511-9519, in this order
+# winning hands laid as players lay them (stairs and fans down to 0.3 of a card showing): the families the networks
+# were taught, their named cards the printer's way (seed 9521), and the one family no network was taught (9522), the
+# project's own leave-one-family-out figure for the foreign deck's hands target
+TAUGHT = ("assorted", "woodblock", "dotted", "boxed", "formal", "heroes", "medley")
+HELD_OUT = "sideways"
 
 
 @dataclass(frozen=True)
@@ -24,7 +29,7 @@ class Entry:
     photos: str  # the folder `changpai eval` reads
     args: tuple[str, ...] = ()  # more arguments of `changpai eval`
     make: str = ""  # the `changpai synth` command that renders the photos ("": they come from outside the project)
-    group: str = "own"  # foreign, families, tight, own
+    group: str = "own"  # foreign, families, tight, transfer, own
     alone: bool = False  # a latency figure (12 MP, photo → total): measured with the whole machine, after the others
 
     @property
@@ -45,6 +50,12 @@ SUITE: tuple[Entry, ...] = (
             make=_synth(f"data/test/tight_{f}", 9511 + i, 40, "detect",
                         ("" if f == "own" else f" --styles {f}") + " --tables all --least-show 0.22"), group="tight")
       for i, f in enumerate(TIGHT)),
+    Entry("hands_families", "data/test/hands_families", ("--hands",),
+          make=_synth("data/test/hands_families", 9521, 100, "hands",
+                      f" --styles {','.join(TAUGHT)} --tables all --named-ways --least-show 0.3"), group="transfer"),
+    Entry(f"hands_{HELD_OUT}", f"data/test/hands_{HELD_OUT}", ("--hands",),
+          make=_synth(f"data/test/hands_{HELD_OUT}", 9522, 100, "hands", f" --styles {HELD_OUT} --tables all --least-show 0.3"),
+          group="transfer"),
     Entry("test_detect", "data/test/detect", make=_synth("data/test/detect", 9001, 200, "detect")),
     Entry("test_holdout", "data/test/holdout", make=_synth("data/test/holdout", 9003, 100, "detect", " --styles holdout")),
     Entry("test_hands", "data/test/hands", ("--hands",), make=_synth("data/test/hands", 9002, 200, "hands"),

@@ -21,6 +21,13 @@ def test_the_suite_names_its_entries_groups_and_how_to_render_its_photos():
     tight_own = next(e for e in suite.SUITE if e.name == "tight_own")
     assert "--seed 9517" in tight_own.make and "--styles" not in tight_own.make and "--least-show 0.22" in tight_own.make
     assert all(e.make.startswith("changpai synth --out " + e.photos + " ") for e in suite.SUITE if e.group != "foreign")
+    # the leave-one-family-out hands: the held-out family is none the networks were taught, both laid tight
+    assert suite.HELD_OUT in DECK_FAMILIES and suite.HELD_OUT not in suite.TAUGHT
+    assert set(suite.TAUGHT) | {suite.HELD_OUT} == set(DECK_FAMILIES)
+    transfer = suite.select(["transfer"])
+    assert [e.name for e in transfer] == ["hands_families", f"hands_{suite.HELD_OUT}"] and all(e.hands for e in transfer)
+    assert all("--least-show 0.3" in e.make and "--kind hands" in e.make for e in transfer)
+    assert f"--styles {suite.HELD_OUT} " in transfer[1].make and suite.HELD_OUT not in transfer[0].make
 
 
 def test_measure_says_which_photos_are_missing_and_how_to_render_them(tmp_path, capsys, monkeypatch):
