@@ -127,7 +127,13 @@ def _batch(crops: list[np.ndarray]) -> np.ndarray:
 def ctc_log_likelihoods(logp: np.ndarray, labels: list[list[int]]) -> np.ndarray:
     """log P(label | frames) of each label under CTC with blank 0: the forward algorithm over ``logp`` (T × classes,
     log-probabilities), every label at once (labels of one length share the arrays)."""
-    out = np.empty(len(labels), np.float64)
+    return ctc_log_likelihoods_batch(logp[None], labels)[0]
+
+
+def ctc_log_likelihoods_batch(logp: np.ndarray, labels: list[list[int]]) -> np.ndarray:
+    """``ctc_log_likelihoods`` of many lines of one length at once (``logp``: lines × T × classes): every head of a
+    photo in one pass of the forward algorithm, the loop over its few frames only (lines × labels)."""
+    out = np.empty((logp.shape[0], len(labels)), np.float64)
     by_len: dict[int, list[int]] = {}
     for i, lab in enumerate(labels):
         by_len.setdefault(len(lab), []).append(i)
@@ -136,14 +142,15 @@ def ctc_log_likelihoods(logp: np.ndarray, labels: list[list[int]]) -> np.ndarray
         ext[:, 1::2] = [labels[i] for i in idx]
         skip = np.zeros(ext.shape, bool)  # s-2 → s allowed: a character unlike the one before the blank
         skip[:, 3::2] = ext[:, 3::2] != ext[:, 1:-2:2]
-        alpha = np.full(ext.shape, -np.inf)
-        alpha[:, :2] = logp[0][ext[:, :2]]
-        for t in range(1, logp.shape[0]):
+        frames = logp[:, :, ext]  # lines × T × labels × states
+        alpha = np.full(frames.shape[:1] + ext.shape, -np.inf)
+        alpha[:, :, :2] = frames[:, 0, :, :2]
+        for t in range(1, logp.shape[1]):
             a = alpha.copy()
-            a[:, 1:] = np.logaddexp(a[:, 1:], alpha[:, :-1])
-            a[:, 2:] = np.where(skip[:, 2:], np.logaddexp(a[:, 2:], alpha[:, :-2]), a[:, 2:])
-            alpha = a + logp[t][ext]
-        out[idx] = np.logaddexp(alpha[:, -1], alpha[:, -2])
+            a[:, :, 1:] = np.logaddexp(a[:, :, 1:], alpha[:, :, :-1])
+            a[:, :, 2:] = np.where(skip[:, 2:], np.logaddexp(a[:, :, 2:], alpha[:, :, :-2]), a[:, :, 2:])
+            alpha = a + frames[:, t]
+        out[:, idx] = np.logaddexp(alpha[:, :, -1], alpha[:, :, -2])
     return out
 
 
@@ -158,14 +165,18 @@ def read_heads(image: np.ndarray, quads: list[np.ndarray], form: str = "rot",
     session, _ = _recognizer()
     codes, labels = _targets()
     probs = session.run(None, {session.get_inputs()[0].name: _batch(cut_heads(image, quads, form, head_len))})[0]
-    logp = np.log(np.clip(probs, 1e-12, 1.0))
+    # only the blank and the characters some spelling uses enter the sums: their log alone, labels renumbered to them
+    used = sorted({0, *(ch for lab in labels for ch in lab)})
+    logp = np.log(np.clip(probs[:, :, used], 1e-12, 1.0))
+    to_used = {ch: i for i, ch in enumerate(used)}
+    labels = [[to_used[ch] for ch in lab] for lab in labels]
     col = np.array([CODES.index(c) for c in codes])
     out = np.full((len(quads), len(CODES)), -np.inf, np.float64)
     legible = np.zeros(len(quads), np.float32)
+    ll_all = ctc_log_likelihoods_batch(logp, labels)  # each end (card k: rows 2k, 2k + 1) × spelling
     for k in range(len(quads)):
         best = -np.inf
-        for end in (2 * k, 2 * k + 1):
-            ll = ctc_log_likelihoods(logp[end], labels)
+        for ll in ll_all[2 * k: 2 * k + 2]:
             np.logaddexp.at(out[k], col, ll)  # both ends and every spelling count for the code
             best = max(best, float(np.logaddexp.reduce(ll)))
         legible[k] = np.exp(min(best, 0.0))

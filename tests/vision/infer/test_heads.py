@@ -31,7 +31,7 @@ def test_ctc_scores_are_the_sum_over_every_path():
     p = rng.random((t_len, classes))
     p /= p.sum(1, keepdims=True)
 
-    def brute(label):
+    def brute(label, p=p):
         total = 0.0
         for path in itertools.product(range(classes), repeat=t_len):
             out, prev = [], None
@@ -45,6 +45,12 @@ def test_ctc_scores_are_the_sum_over_every_path():
 
     labels = [[1], [2, 3], [3, 3], [4, 1]]
     assert np.allclose(heads.ctc_log_likelihoods(np.log(p), labels), [brute(lab) for lab in labels])
+    # many lines at once (every head of a photo in one pass) score each line as alone
+    q = rng.random((3, t_len, classes))
+    q /= q.sum(2, keepdims=True)
+    many = heads.ctc_log_likelihoods_batch(np.log(np.concatenate([p[None], q])), labels)
+    assert many.shape == (4, len(labels)) and np.allclose(many[0], [brute(lab) for lab in labels])
+    assert all(np.allclose(many[1 + i], [brute(lab, q[i]) for lab in labels]) for i in range(3))
 
 
 def _deck(family: str, seed: int):
