@@ -17,9 +17,12 @@ from ..cli import UserError
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", help="model folder (default: the released one)")
     p.add_argument("--tag", required=True, help="the reports' suffix, e.g. v22")
-    p.add_argument("--out", default="docs/eval/avx2", help="folder of the reports (default docs/eval/avx2)")
+    p.add_argument("--out", help="folder of the reports (default docs/eval/avx2; with --val, runs/val)")
+    p.add_argument("--val", action="store_true", help="the val photos candidates are chosen on instead (the tight val "
+                   "sets, the loose val scenes, the val hands: plain, holding extras, of the taught families and of the "
+                   "family never taught, laid tight); never the test sets or the foreign deck")
     p.add_argument("--only", action="append", metavar="NAME", help="only this entry or group (foreign, families, tight, "
-                   "transfer, own; repeatable)")
+                   "transfer, own; with --val: val_tight, val_loose, val_hands; repeatable)")
     p.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
                    help="evals run at once, each held to its own core where there are enough (default 2); "
                    "the latency figures (12 MP, photo → total) run alone after them")
@@ -33,10 +36,10 @@ def run(args: argparse.Namespace) -> int:
     from vision.eval.suite import format_summary, missing, read_summaries, select
 
     try:
-        entries = select(args.only)
+        entries = select(args.only, args.val)
     except ValueError as e:
         raise UserError(str(e)) from None
-    out = Path(args.out)
+    out = Path(args.out or ("runs/val" if args.val else "docs/eval/avx2"))
     if not args.summary:
         if args.jobs < 1:
             raise UserError("--jobs must be at least 1.")
@@ -56,8 +59,8 @@ def run(args: argparse.Namespace) -> int:
     if not rows:
         raise UserError(f"No reports for --tag {args.tag} in {out}.")
     print(format_summary(rows))
-    rows = read_summaries(select(), out, args.tag)  # the summary file: every report of the tag, not only these
-    summary_file = out / f"measure_{args.tag}.json"
+    rows = read_summaries(select(val=args.val), out, args.tag)  # the summary file: every report of the tag, not only these
+    summary_file = out / f"measure_{'val_' if args.val else ''}{args.tag}.json"
     summary_file.write_text(json.dumps({"model": args.model, "settings": args.set, "reports": {e.name: s for e, s in rows}},
                                        indent=1, ensure_ascii=False))
     print(f"summary: {summary_file}")

@@ -65,17 +65,42 @@ SUITE: tuple[Entry, ...] = (
 )
 
 
-def select(names: list[str] | None = None) -> list[Entry]:
-    """The suite's entries, all or those named (each an entry's name or a group); ValueError naming what is none of them."""
+# The val photos candidates are chosen on (`changpai measure --val`): never the test sets above, never the foreign
+# deck. The tight sets' seeds 7611-7619 follow VAL_TIGHT's order; the hands as the test hands above, other seeds.
+VAL_TIGHT = ("woodblock", "own", "dotted", "boxed", "formal", "assorted", "sideways", "heroes", "medley")
+VAL: tuple[Entry, ...] = (
+    *(Entry(f"val_tight_{f}", f"data/val40/tight_{f}",
+            make=_synth(f"data/val40/tight_{f}", 7611 + i, 40, "detect",
+                        ("" if f == "own" else f" --styles {f}") + " --tables all --least-show 0.22"), group="val_tight")
+      for i, f in enumerate(VAL_TIGHT)),
+    Entry("val_loose", "data/val_detect", make=_synth("data/val_detect", 7373, 150, "detect"), group="val_loose"),
+    Entry("val_hands", "data/val_hands3", ("--hands", "--limit", "300"),
+          make="changpai synth --out data/val_hands3 --n 600 --seed 8383 --kind hands --val-frac 0.99", group="val_hands"),
+    Entry("val_extra_hands", "data/val40/named_extra_hands", ("--hands",),
+          make=_synth("data/val40/named_extra_hands", 7623, 80, "hands", f" --styles {','.join(TAUGHT)} --tables all "
+                      "--named-ways --rulesets rugao,nantong-single+xi_er"), group="val_hands"),
+    Entry("val_family_hands", "data/val40/fam_hands", ("--hands",),
+          make=_synth("data/val40/fam_hands", 7624, 120, "hands",
+                      f" --styles {','.join(TAUGHT)} --tables all --named-ways --least-show 0.3"), group="val_hands"),
+    Entry(f"val_{HELD_OUT}_hands", "data/val40/side_hands", ("--hands",),
+          make=_synth("data/val40/side_hands", 7625, 60, "hands", f" --styles {HELD_OUT} --tables all --least-show 0.3"),
+          group="val_hands"),
+)
+
+
+def select(names: list[str] | None = None, val: bool = False) -> list[Entry]:
+    """The suite's entries (``val``: the val photos' instead), all or those named (each an entry's name or a group);
+    ValueError naming what is none of them."""
+    entries = VAL if val else SUITE
     if not names:
-        return list(SUITE)
-    known = {e.name for e in SUITE} | {e.group for e in SUITE}
+        return list(entries)
+    known = {e.name for e in entries} | {e.group for e in entries}
     wanted = set(names)
     bad = sorted(wanted - known)
     if bad:
-        raise ValueError(f"{', '.join(bad)} is not in the suite: its entries are {', '.join(e.name for e in SUITE)}; "
-                         f"its groups {', '.join(sorted({e.group for e in SUITE}))}.")
-    return [e for e in SUITE if e.name in wanted or e.group in wanted]
+        raise ValueError(f"{', '.join(bad)} is not in the {'val ' if val else ''}suite: its entries are "
+                         f"{', '.join(e.name for e in entries)}; its groups {', '.join(sorted({e.group for e in entries}))}.")
+    return [e for e in entries if e.name in wanted or e.group in wanted]
 
 
 def missing(entries: list[Entry]) -> list[Entry]:
@@ -91,19 +116,24 @@ def summary(entry: Entry, report: dict[str, Any]) -> dict[str, Any]:
                 "wrong_on_a_win_unwarned": report["wrong_total_on_a_win_unflagged"], "recall": c["recall"],
                 "codes": c["classification_accuracy"], "photo_to_total_ms_p50": report["latency_ms"]["p50"]}
     return {"recall": report["recall"], "precision": report["precision"], "codes": report["classification_accuracy"],
-            "exact": report["whole_photo_exact"], "latency_ms_p50": report["latency_ms"]["p50"]}
+            "exact": report["whole_photo_exact"], "images": report["images"], "latency_ms_p50": report["latency_ms"]["p50"]}
 
 
 def format_summary(rows: list[tuple[Entry, dict[str, Any]]]) -> str:
-    """The summaries as one text table."""
+    """The summaries as one text table (and the val tight sets' mean, as candidates are compared)."""
     out = []
+    tight = [(e, s) for e, s in rows if e.group == "val_tight"]
+    if tight:
+        exact = sum(round(s["exact"] * s["images"]) for _, s in tight)
+        out.append(f"{'val_tight (mean)':20s} codes {sum(s['codes'] for _, s in tight) / len(tight) * 100:6.2f} %, "
+                   f"photos exact {exact} of {sum(s['images'] for _, s in tight)} ({len(tight)} sets)")
     for e, s in rows:
         if e.hands:
-            out.append(f"{e.name:18s} hands right with repair {s['with_repair'] * 100:5.1f} %, without {s['without_repair'] * 100:5.1f} %, "
+            out.append(f"{e.name:20s} hands right with repair {s['with_repair'] * 100:5.1f} %, without {s['without_repair'] * 100:5.1f} %, "
                        f"unwarned wrong on a win {s['wrong_on_a_win_unwarned']}; cards recall {s['recall'] * 100:.2f} %, "
                        f"codes {s['codes'] * 100:.2f} %; photo → total p50 {s['photo_to_total_ms_p50']} ms")
         else:
-            out.append(f"{e.name:18s} recall {s['recall'] * 100:6.2f} %, precision {s['precision'] * 100:6.2f} %, "
+            out.append(f"{e.name:20s} recall {s['recall'] * 100:6.2f} %, precision {s['precision'] * 100:6.2f} %, "
                        f"codes {s['codes'] * 100:6.2f} %, exact {s['exact'] * 100:5.1f} %; p50 {s['latency_ms_p50']} ms")
     return "\n".join(out)
 

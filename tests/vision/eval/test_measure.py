@@ -30,6 +30,20 @@ def test_the_suite_names_its_entries_groups_and_how_to_render_its_photos():
     assert f"--styles {suite.HELD_OUT} " in transfer[1].make and suite.HELD_OUT not in transfer[0].make
 
 
+def test_the_val_suite_is_apart_from_the_test_suite():
+    val = suite.select(val=True)
+    names = [e.name for e in val]
+    assert len(set(names)) == len(names) and not set(names) & {e.name for e in suite.SUITE}
+    assert not {e.photos for e in val} & {e.photos for e in suite.SUITE}  # never a test set, never the foreign deck
+    assert all(e.make.startswith("changpai synth --out " + e.photos + " ") for e in val)
+    seeds = [int(e.make.split("--seed ")[1].split()[0]) for e in val]
+    test_seeds = {int(e.make.split("--seed ")[1].split()[0]) for e in suite.SUITE if e.make}
+    assert len(set(seeds)) == len(seeds) and not set(seeds) & test_seeds
+    assert [e.name for e in suite.select(["val_tight"], val=True)] == [f"val_tight_{f}" for f in suite.VAL_TIGHT]
+    held_out = next(e for e in val if e.name == f"val_{suite.HELD_OUT}_hands")
+    assert f"--styles {suite.HELD_OUT} " in held_out.make and "--least-show 0.3" in held_out.make
+
+
 def test_measure_says_which_photos_are_missing_and_how_to_render_them(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(suite, "SUITE", (suite.Entry("a", str(tmp_path / "nowhere"), make="changpai synth --out X"),))
     assert main(["measure", "--tag", "t", "--out", str(tmp_path / "o")]) == 2
@@ -60,3 +74,10 @@ def test_measure_runs_each_eval_and_tables_their_figures(tmp_path, capsys, monke
     assert "loose" in printed and "hands right with repair" in printed
     assert main(["measure", "--tag", "x", "--out", str(out), "--summary"]) == 0  # the table again, nothing run
     assert "hands right with repair" in capsys.readouterr().out
+    # --val: the val photos' suite, its tight sets' mean, a summary file of its own
+    monkeypatch.setattr(suite, "VAL", (suite.Entry("val_tight_a", str(d), group="val_tight"),))
+    assert main(["measure", "--val", "--tag", "x", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "val_tight (mean)" in printed and "photos exact" in printed and "of 2 (1 sets)" in printed
+    assert set(json.loads((out / "measure_val_x.json").read_text())["reports"]) == {"val_tight_a"}
+    assert set(json.loads((out / "measure_x.json").read_text())["reports"]) == {"loose", "hands"}  # untouched
