@@ -59,6 +59,10 @@ def run(args: argparse.Namespace) -> int:
     if not rows:
         raise UserError(f"No reports for --tag {args.tag} in {out}.")
     print(format_summary(rows))
+    side_by_side = [e.name for e, _ in rows if not e.alone]
+    if side_by_side and (args.summary or args.jobs > 1):
+        print(f"(p50: {', '.join(e.name for e, _ in rows if e.alone) or 'no row'} measured alone on the whole machine; "
+              "the other rows run side by side, a core each, with --jobs 2 or more: one core's latency, not the targets')")
     rows = read_summaries(select(val=args.val), out, args.tag)  # the summary file: every report of the tag, not only these
     summary_file = out / f"measure_{'val_' if args.val else ''}{args.tag}.json"
     summary_file.write_text(json.dumps({"model": args.model, "settings": args.set, "reports": {e.name: s for e, s in rows}},

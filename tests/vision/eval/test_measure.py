@@ -72,6 +72,7 @@ def test_measure_runs_each_eval_and_tables_their_figures(tmp_path, capsys, monke
     assert summary["loose"]["recall"] == loose["recall"] and summary["hands"]["with_repair"] == json.loads(
         (out / "hands_x.json").read_text())["exact_with_repair"]
     assert "loose" in printed and "hands right with repair" in printed
+    assert "hands measured alone" in printed and "one core's latency" in printed  # which p50 is which
     assert main(["measure", "--tag", "x", "--out", str(out), "--summary"]) == 0  # the table again, nothing run
     assert "hands right with repair" in capsys.readouterr().out
     # --val: the val photos' suite, its tight sets' mean, a summary file of its own
