@@ -59,8 +59,7 @@ def run(args: argparse.Namespace) -> int:
     if not rows:
         raise UserError(f"No reports for --tag {args.tag} in {out}.")
     print(format_summary(rows))
-    side_by_side = [e.name for e, _ in rows if not e.alone]
-    if side_by_side and (args.summary or args.jobs > 1):
+    if any(not e.alone for e, _ in rows) and (args.summary or args.jobs > 1):
         print(f"(p50: {', '.join(e.name for e, _ in rows if e.alone) or 'no row'} measured alone on the whole machine; "
               "the other rows run side by side, a core each, with --jobs 2 or more: one core's latency, not the targets')")
     rows = read_summaries(select(val=args.val), out, args.tag)  # the summary file: every report of the tag, not only these

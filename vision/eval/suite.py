@@ -41,14 +41,17 @@ def _synth(out: str, seed: int, n: int, kind: str, more: str = "") -> str:
     return f"changpai synth --out {out} --n {n} --seed {seed} --kind {kind}{more} --val-frac 0"
 
 
+def _tight(out: str, seed: int, style: str) -> str:
+    """40 scenes of a deck family (or the renderer's own styles) laid as tight as players hold them."""
+    return _synth(out, seed, 40, "detect", ("" if style == "own" else f" --styles {style}") + " --tables all --least-show 0.22")
+
+
 SUITE: tuple[Entry, ...] = (
     Entry("foreign_scenes", str(FOREIGN / "scenes"), group="foreign"),
     Entry("foreign_hands", str(FOREIGN / "hands"), ("--hands", "--context-jiang"), group="foreign"),
     *(Entry(f"family_{f}", f"data/test/family_{f}", make=_synth(f"data/test/family_{f}", 9501 + i, 40, "detect", f" --styles {f}"),
             group="families") for i, f in enumerate(FAMILIES)),
-    *(Entry(f"tight_{f}", f"data/test/tight_{f}",
-            make=_synth(f"data/test/tight_{f}", 9511 + i, 40, "detect",
-                        ("" if f == "own" else f" --styles {f}") + " --tables all --least-show 0.22"), group="tight")
+    *(Entry(f"tight_{f}", f"data/test/tight_{f}", make=_tight(f"data/test/tight_{f}", 9511 + i, f), group="tight")
       for i, f in enumerate(TIGHT)),
     Entry("hands_families", "data/test/hands_families", ("--hands",),
           make=_synth("data/test/hands_families", 9521, 100, "hands",
@@ -69,9 +72,7 @@ SUITE: tuple[Entry, ...] = (
 # deck. The tight sets' seeds 7611-7619 follow VAL_TIGHT's order; the hands as the test hands above, other seeds.
 VAL_TIGHT = ("woodblock", "own", "dotted", "boxed", "formal", "assorted", "sideways", "heroes", "medley")
 VAL: tuple[Entry, ...] = (
-    *(Entry(f"val_tight_{f}", f"data/val40/tight_{f}",
-            make=_synth(f"data/val40/tight_{f}", 7611 + i, 40, "detect",
-                        ("" if f == "own" else f" --styles {f}") + " --tables all --least-show 0.22"), group="val_tight")
+    *(Entry(f"val_tight_{f}", f"data/val40/tight_{f}", make=_tight(f"data/val40/tight_{f}", 7611 + i, f), group="val_tight")
       for i, f in enumerate(VAL_TIGHT)),
     Entry("val_loose", "data/val_detect", make=_synth("data/val_detect", 7373, 150, "detect"), group="val_loose"),
     Entry("val_hands", "data/val_hands3", ("--hands", "--limit", "300"),

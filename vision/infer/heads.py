@@ -70,16 +70,20 @@ def _recognizer():
 
 
 @lru_cache(maxsize=1)
-def _targets() -> tuple[list[str], list[list[int]]]:
-    """The spellings as label sequences of the recognizer's classes, and the code each spells."""
+def _targets() -> tuple[np.ndarray, list[int], list[list[int]]]:
+    """The spellings once for every photo: the CODES column each spells, the recognizer's classes that enter the sums
+    (the CTC blank and the characters some spelling uses), and each spelling as a label sequence over those classes
+    (numbered as they are listed)."""
     _, index = _recognizer()
-    codes, labels = [], []
-    for code, words in spellings().items():
-        for w in words:
+    codes, words = [], []
+    for code, ws in spellings().items():
+        for w in ws:
             if all(ch in index for ch in w):
                 codes.append(code)
-                labels.append([index[ch] for ch in w])
-    return codes, labels
+                words.append([index[ch] for ch in w])
+    used = sorted({0, *(ch for w in words for ch in w)})
+    to_used = {ch: i for i, ch in enumerate(used)}
+    return np.array([CODES.index(c) for c in codes]), used, [[to_used[ch] for ch in w] for w in words]
 
 
 def cut_heads(image: np.ndarray, quads: list[np.ndarray], form: str = "rot", head_len: float = HEAD_LEN) -> list[np.ndarray]:
@@ -163,14 +167,9 @@ def read_heads(image: np.ndarray, quads: list[np.ndarray], form: str = "rot",
     if not quads:
         return np.zeros((0, len(CODES)), np.float32), np.zeros(0, np.float32)
     session, _ = _recognizer()
-    codes, labels = _targets()
+    col, used, labels = _targets()
     probs = session.run(None, {session.get_inputs()[0].name: _batch(cut_heads(image, quads, form, head_len))})[0]
-    # only the blank and the characters some spelling uses enter the sums: their log alone, labels renumbered to them
-    used = sorted({0, *(ch for lab in labels for ch in lab)})
-    logp = np.log(np.clip(probs[:, :, used], 1e-12, 1.0))
-    to_used = {ch: i for i, ch in enumerate(used)}
-    labels = [[to_used[ch] for ch in lab] for lab in labels]
-    col = np.array([CODES.index(c) for c in codes])
+    logp = np.log(np.clip(probs[:, :, used], 1e-12, 1.0))  # the classes the spellings use: their log alone
     out = np.full((len(quads), len(CODES)), -np.inf, np.float64)
     legible = np.zeros(len(quads), np.float32)
     ll_all = ctc_log_likelihoods_batch(logp, labels)  # each end (card k: rows 2k, 2k + 1) × spelling
