@@ -145,6 +145,25 @@ def _read_otherwise(ps: PhotoScore, ctx: PhotoContext) -> list[tuple[int, Msg]]:
     return out
 
 
+def doubtful_reading(ps: PhotoScore) -> list[Msg]:
+    """A check: for a legal win read from many cards the classifier was unsure of: TABLE.doubtful_cards or more of
+    the cards scored (hand, groups, 将) each read with less than TABLE.doubt_p (a repaired card at the probability of
+    the code it was taken as). One change away there may be no other legal win to name (_other_readings), yet with
+    that many doubtful cards two or three of them may be misread together and still make a legal win with another
+    total: the table should look at those cards before taking it (0 doubtful_cards: never said)."""
+    if TABLE.doubtful_cards <= 0 or ps.result is None or not ps.result.is_win:
+        return []
+    changed = {ch.index: ch.new for ch in ps.repair.changes if NOT_A_CARD not in (ch.old, ch.new)}
+    scored = sorted({*ps.layout.hand, *ps.layout.jiang, *(i for m in ps.layout.melds for i in m)})
+    cards = ps.recognition.cards
+    unsure = [i for i in scored if (_p_of(cards[i], changed[i]) if i in changed else cards[i].confidence) < TABLE.doubt_p]
+    if len(unsure) < TABLE.doubtful_cards:
+        return []
+    nums = ", ".join(str(i + 1) for i in unsure)
+    return [Msg("check_doubtful", f"{OTHER_READING} {len(unsure)} cards of the hand were read with little certainty "
+                f"(cards {nums}): look at them before taking this total", n=len(unsure), nums=nums)]
+
+
 def _p_of(c: Card, code: str) -> float:
     """The classifier's probability for ``code`` on card ``c`` (0 when not among its alternatives)."""
     return next((p for a, p in c.alternatives if a == code), 0.0)
@@ -249,7 +268,8 @@ def _doubtful(rec: Recognition, conf: float) -> list[int]:
 RECOUNT = "repaired (cards more or less):"  # how those repairs are reported
 
 # the keys of the messages about cards added or left out and other readings (the page shows them once scored)
-RECOUNT_KEYS = ("recount_added", "recount_left_out", "check_with", "check_without", "check_read_as", "check_group", "check_row",
+RECOUNT_KEYS = ("recount_added", "recount_left_out", "check_doubtful", "check_with", "check_without", "check_read_as",
+                "check_group", "check_row",
                 "check_row_in_hand", "check_group_in_hand", "check_groups", "check_groups_in_hand")
 
 

@@ -16,6 +16,8 @@ class TableKnobs:
     code_changes: int = 2  # a code repair reads at most this many cards as one of their alternatives (more: the recount)
     mixed_code_changes: int = 3  # no change of the cards seen wins: one change and one code repair, else this many code repairs
     check_code_p: float = 0.1  # a legal win with one card of the hand read as an alternative given this or more is named (check:)
+    doubtful_cards: int = 3  # a legal win with this many cards scored read below doubt_p, or more, is named (check:; 0: never)
+    doubt_p: float = 0.5
     last_min_p: float = 0.01  # ... and last, one code repair taking readings down to this
     recount_margin: float = 10.0  # of changes that win with different totals, the likeliest is taken when this many times as likely
     judged_floor: float = 0.01  # the recover net's word on a spare counts down to this

@@ -15,7 +15,16 @@ from scoring.cards import EXTRAS
 from scoring.messages import Msg
 from scoring.rulesets import Ruleset, get_ruleset
 from vision.infer.recognize import recognize
-from vision.table.changes import OTHER_READING, RECOUNT, _group_apart, _groups_in_hand, _other_readings, _recount, _row_in_hand
+from vision.table.changes import (
+    OTHER_READING,
+    RECOUNT,
+    _group_apart,
+    _groups_in_hand,
+    _other_readings,
+    _recount,
+    _row_in_hand,
+    doubtful_reading,
+)
 from vision.table.context import PhotoContext, PhotoError, PhotoScore
 from vision.table.hand_score import _rank, score_as_seen
 from vision.table.knobs import TABLE
@@ -53,7 +62,7 @@ def score_recognition(rec: Recognition, ctx: PhotoContext, repair_on: bool = Tru
         ps, groups = apart, None  # other groups of the new reading are looked for again
     if repair_on:
         after_repairs = sum(w.startswith(RECOUNT) for w in ps.warnings)
-        ps.warnings[after_repairs:after_repairs] = _other_readings(ps, rec, ctx, groups)
+        ps.warnings[after_repairs:after_repairs] = _other_readings(ps, rec, ctx, groups) + doubtful_reading(ps)
     ps.warnings[0:0] = deck_said  # first: the cards as this deck reads them, before anything else said of them
     return ps
 
