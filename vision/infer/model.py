@@ -11,6 +11,8 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from scoring.cards import CODES
 from scoring.messages import Msg
 from vision import DEFAULT_MODEL_NAME
@@ -127,7 +129,12 @@ def model_info(path: str | Path | None = None) -> ModelInfo:
     except (ValueError, UnicodeDecodeError) as e:
         raise ModelError(Msg("model_json", f"The model at {p} has a model.json that cannot be read ({e}).", path=str(p),
                              error=str(e))) from None
-    for f in ("detector.onnx", "classifier.onnx"):
+    second = d.get("second")  # a second classifier's opinion (SecondOpinion)
+    if second is not None and not (isinstance(second, dict) and isinstance(second.get("below"), (int, float))
+                                   and 0 < second["below"] <= 1):
+        raise ModelError(Msg("model_json", f"The model at {p} has a model.json that cannot be read ('second' needs a "
+                             "'below' between 0 and 1).", path=str(p), error="'second' needs a 'below' between 0 and 1"))
+    for f in ("detector.onnx", "classifier.onnx", *((SECOND_CLASSIFIER,) if second is not None else ())):
         if not (p / f).is_file():
             raise ModelError(Msg("model_file", f"The model at {p} has no {f}.", path=str(p), file=f))
     try:
@@ -234,9 +241,40 @@ def _session(path: Path):
                              path=str(path), error=str(e).splitlines()[0][:200])) from None
 
 
+SECOND_CLASSIFIER = "classifier_b.onnx"  # a second classifier's opinion of the unsure cards (model.json "second")
+
+
+class SecondOpinion:
+    """A classifier session that asks a second classifier about the crops it is unsure of: for a crop whose most
+    likely class is below ``below``, the normalized geometric mean of both networks' probabilities; the others keep
+    the first's. Two networks fine-tuned apart misread different half-covered cards, and where one is sure and the
+    other not the mean leans to the sure one; asking only about unsure crops keeps the sure cards' readings (and
+    the time) the first network's. Runs like an onnxruntime session (``get_inputs``, ``run``)."""
+
+    def __init__(self, first, second, below: float):
+        self.first, self.second, self.below = first, second, below
+
+    def get_inputs(self):
+        return self.first.get_inputs()
+
+    def run(self, names, feeds):
+        x = next(iter(feeds.values()))
+        p = self.first.run(None, {self.first.get_inputs()[0].name: x})[0].copy()
+        ask = np.flatnonzero(p.max(1) < self.below)
+        if len(ask):
+            b = self.second.run(None, {self.second.get_inputs()[0].name: x[ask]})[0]
+            m = np.sqrt(np.clip(p[ask], 1e-12, 1.0) * np.clip(b, 1e-12, 1.0))
+            p[ask] = m / m.sum(1, keepdims=True)
+        return [p]
+
+
 @lru_cache(maxsize=4)
 def _sessions(path: str):
-    return _session(Path(path) / "detector.onnx"), _session(Path(path) / "classifier.onnx")
+    cls = _session(Path(path) / "classifier.onnx")
+    second = json.loads((Path(path) / "model.json").read_text()).get("second")  # validated by model_info
+    if second:
+        cls = SecondOpinion(cls, _session(Path(path) / SECOND_CLASSIFIER), float(second["below"]))
+    return _session(Path(path) / "detector.onnx"), cls
 
 
 @lru_cache(maxsize=4)

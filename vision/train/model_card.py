@@ -34,6 +34,13 @@ def write_card(dest: Path, meta: dict[str, Any]) -> Path:
             lines.append("- last epoch (validation on the synthetic val split): " +
                          ", ".join(f"{k.split('/', 1)[1]} {float(res[k]):.4f}" for k in keys))
         lines.append("")
+    second = meta.get("second")
+    if second:  # vision.infer.model.SecondOpinion
+        lines += ["## second classifier", "",
+                  f"- `classifier_b.onnx`, the classifier of {second.get('from')}: asked about every crop the classifier "
+                  f"reads with less than {second.get('below')}, the two networks' probabilities multiplied (geometric "
+                  "mean); the other crops keep the first network's reading (vision.infer.model.SecondOpinion)"]
+        lines += [f"- {k}: {second[k]}" for k in ("trained_from", "recipe", "note", "released") if second.get(k)] + [""]
     if "conf" in meta:
         lines += ["## Thresholds", "",
                   f"- detector input {meta.get('det_imgsz')} px, confidence {meta['conf']}, NMS IoU {meta.get('iou')}"

@@ -274,6 +274,33 @@ def release_settings(base: str | Path, name: str, settings: dict[str, float], no
     return _released(dest, meta)
 
 
+def release_second(base: str | Path, name: str, second: str | Path, below: float, note: str = "") -> Path:
+    """models/NAME = the model ``base`` with the classifier of the model folder ``second`` as a second opinion
+    (vision.infer.model.SecondOpinion): asked about each crop ``base``'s classifier reads with less than ``below``.
+    Every other network and setting the base's. FileNotFoundError without either model, ValueError when NAME is
+    ``base``, ``below`` is not in (0, 1], or the two classifiers do not name the same classes in the same order."""
+    from vision.infer.model import BOX_NETS, SECOND_CLASSIFIER
+
+    base, second = Path(base), Path(second)
+    for m in (base, second):
+        if not (m / "model.json").is_file() or not (m / "classifier.onnx").is_file():
+            raise FileNotFoundError(f"No model with a classifier at {m}.")
+    if not 0 < below <= 1:
+        raise ValueError(f"The second classifier is asked about crops read with less than a probability: {below} is none.")
+    meta, other = (json.loads((m / "model.json").read_text()) for m in (base, second))
+    if meta.get("names") != other.get("names") or meta.get("cls_imgsz") != other.get("cls_imgsz"):
+        raise ValueError(f"The classifiers of {base} and {second} do not read the same classes at one crop size.")
+    dest = _new_name(base, name, "Release the second opinion under a new name: the model measured stays as it is.")
+    _copy_base(base, dest, *BOX_NETS)
+    shutil.copy(second / "classifier.onnx", dest / SECOND_CLASSIFIER)
+    cls = other.get("classifier", {})
+    meta["second"] = {"from": _relative(str(second)), "below": below, "released": dt.date.today().isoformat()} | \
+        {k: cls[k] for k in ("trained_from", "recipe") if cls.get(k)} | ({"note": note} if note else {})
+    meta["version_note"] = (f"{name} = {base.name} with the classifier of {second.name} asked about the crops its own "
+                            f"reads with less than {below}" + (f": {note}" if note else ""))
+    return _released(dest, meta)
+
+
 def release_run(base: str | Path, name: str, what: str, run_dir: str | Path, note: str = "",
                 settings: dict[str, float] | None = None) -> Path:
     """models/NAME = the model ``base`` with its detector (``what`` 'detect') or classifier ('classify') taken from
@@ -337,10 +364,10 @@ def _released(dest: Path, meta: dict[str, Any]) -> Path:
 def _copy_base(base: Path, dest: Path, *more: str) -> None:
     """The base model's detector and classifier (ONNX and weights), its refine net if it has one (model.json's 'refine'
     goes with it), and ``more`` of its files, into ``dest``: a release that changes only its box nets."""
-    from vision.infer.model import REFINE_NET
+    from vision.infer.model import REFINE_NET, SECOND_CLASSIFIER
 
     dest.mkdir(parents=True, exist_ok=True)
-    for f in ("detector.onnx", "detector.pt", "classifier.onnx", "classifier.pt", REFINE_NET, *more):
+    for f in ("detector.onnx", "detector.pt", "classifier.onnx", "classifier.pt", REFINE_NET, SECOND_CLASSIFIER, *more):
         if (base / f).is_file():
             shutil.copy(base / f, dest / f)
 
