@@ -22,6 +22,7 @@ from vision.resources import data_root
 
 MODELS_DIR = data_root("models")
 DEFAULT_MODEL = MODELS_DIR / DEFAULT_MODEL_NAME
+SECOND_CLASSIFIER = "classifier_b.onnx"  # a second classifier's opinion of the unsure cards (model.json "second")
 
 
 NOT_A_CARD = "none"  # a classifier may have this class for boxes that are not a card face: such boxes are dropped
@@ -239,9 +240,6 @@ def _session(path: Path):
     except Exception as e:  # onnxruntime's own exception types (InvalidProtobuf, NoSuchFile, ...)
         raise ModelError(Msg("model_onnx", f"The model file {path} cannot be loaded: {str(e).splitlines()[0][:200]}",
                              path=str(path), error=str(e).splitlines()[0][:200])) from None
-
-
-SECOND_CLASSIFIER = "classifier_b.onnx"  # a second classifier's opinion of the unsure cards (model.json "second")
 
 
 class SecondOpinion:

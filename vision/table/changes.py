@@ -121,7 +121,7 @@ def _read_otherwise(ps: PhotoScore, ctx: PhotoContext) -> list[tuple[int, Msg]]:
     TABLE.check_code_p or more, each that also makes a legal win as the cards lie, with its total and a check: naming
     the card, likeliest reading first. A card read a rank off can make another legal win with another total, and then
     no move of the boxes (_moves) names it: val_hands3 000145, 3w read as 2w (0.87), 90 instead of 80 with no word."""
-    changed = {ch.index: ch.new for ch in ps.repair.changes if NOT_A_CARD not in (ch.old, ch.new)}
+    changed = _code_repairs(ps)
     cards = [_taken_as(c, changed[i]) if i in changed else c for i, c in enumerate(ps.recognition.cards)]
     tries = sorted(((p, i, a) for i in ps.layout.hand for a, p in cards[i].alternatives
                     if p >= TABLE.check_code_p and a not in (cards[i].code, NOT_A_CARD)), reverse=True)
@@ -153,7 +153,7 @@ def doubtful_reading(ps: PhotoScore) -> list[Msg]:
     total: the table should look at those cards before taking it (0 doubtful_cards: never said)."""
     if TABLE.doubtful_cards <= 0 or ps.result is None or not ps.result.is_win:
         return []
-    changed = {ch.index: ch.new for ch in ps.repair.changes if NOT_A_CARD not in (ch.old, ch.new)}
+    changed = _code_repairs(ps)
     scored = sorted({*ps.layout.hand, *ps.layout.jiang, *(i for m in ps.layout.melds for i in m)})
     cards = ps.recognition.cards
     unsure = [i for i in scored if (_p_of(cards[i], changed[i]) if i in changed else cards[i].confidence) < TABLE.doubt_p]
@@ -162,6 +162,11 @@ def doubtful_reading(ps: PhotoScore) -> list[Msg]:
     nums = ", ".join(str(i + 1) for i in unsure)
     return [Msg("check_doubtful", f"{OTHER_READING} {len(unsure)} cards of the hand were read with little certainty "
                 f"(cards {nums}): look at them before taking this total", n=len(unsure), nums=nums)]
+
+
+def _code_repairs(ps: PhotoScore) -> dict[int, str]:
+    """The code repairs of ``ps``: each repaired card's index and the code it was taken as (no card added or left out)."""
+    return {ch.index: ch.new for ch in ps.repair.changes if NOT_A_CARD not in (ch.old, ch.new)}
 
 
 def _p_of(c: Card, code: str) -> float:
