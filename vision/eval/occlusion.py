@@ -16,18 +16,18 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import cv2
 import numpy as np
 
+from vision.eval.mine import _save_crop, _scenes
 from vision.infer.geometry import fold, jitter_quad, order_long_axis_vertical, rectify
-from vision.infer.imageio import load_image
+from vision.types import MIN_LABEL_VISIBLE
 
 FILL = 128  # the grey the covered part is painted
 BINS = (0.2, 0.3, 0.4, 0.5, 0.7)  # shares of a card showing the figures are counted by
-LEAST = 0.2  # cards showing less are not labelled (vision.types.MIN_LABEL_VISIBLE)
+VAL_EVERY = 10  # scenes without a split of their own: every tenth to val (as `changpai mine`)
 
 
 def cuts(img: np.ndarray, quad: np.ndarray, cover: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
@@ -48,7 +48,7 @@ def scene_cuts(gt: dict, img: np.ndarray, rng: np.random.Generator) -> list[tupl
     boxes = [jitter_quad(np.array(c["quad"], np.float32), rng) for c in cards]
     out = []
     for i, c in enumerate(cards):
-        if c["visible"] < LEAST:
+        if c["visible"] < MIN_LABEL_VISIBLE:  # not labelled
             continue
         cover = None
         if i + 1 < len(boxes):
@@ -60,14 +60,6 @@ def scene_cuts(gt: dict, img: np.ndarray, rng: np.random.Generator) -> list[tupl
     return out
 
 
-def _scenes(root: Path, limit: int | None) -> Iterator[tuple[str, dict, np.ndarray]]:
-    from tqdm import tqdm
-
-    for p in tqdm(sorted((root / "gt").glob("*.json"))[:limit], desc="scenes", leave=False):
-        gt = json.loads(p.read_text())
-        yield p.stem, gt, load_image(root / gt["image"])
-
-
 def oracle(root: str | Path, model: str | Path | None = None, limit: int | None = None, seed: int = 64) -> dict:
     """Cards read right as cut and masked, by share showing (``BINS``), for the scenes of a `synth` folder."""
     from vision.infer.model import _sessions, model_info
@@ -77,7 +69,7 @@ def oracle(root: str | Path, model: str | Path | None = None, limit: int | None 
     _, cls = _sessions(str(info.path))
     rng = np.random.default_rng(seed)
     rows = {b: [0, 0, 0] for b in BINS}
-    for _, gt, img in _scenes(Path(root), limit):
+    for _, gt, img, _ in _scenes(Path(root), limit, VAL_EVERY, "read crops", True):
         cs = scene_cuts(gt, img, rng)
         if not cs:
             continue
@@ -98,14 +90,11 @@ def mine(root: str | Path, out: str | Path, limit: int | None = None, seed: int 
     rng = np.random.default_rng(seed)
     out = Path(out)
     n = 0
-    for stem, gt, img in _scenes(Path(root), limit):
-        split = gt.get("split", "train")
+    for p, gt, img, split in _scenes(Path(root), limit, VAL_EVERY, "cut crops", True):
         for k, (code, vis, plain, masked) in enumerate(scene_cuts(gt, img, rng)):
-            d = out / split / code
-            d.mkdir(parents=True, exist_ok=True)
-            cv2.imwrite(str(d / f"u_{stem}_{k:02d}.jpg"), plain, [cv2.IMWRITE_JPEG_QUALITY, 92])
+            _save_crop(plain, out / split / code / f"u_{p.stem}_{k:02d}.jpg")
             if vis < 0.97:
-                cv2.imwrite(str(d / f"m_{stem}_{k:02d}.jpg"), masked, [cv2.IMWRITE_JPEG_QUALITY, 92])
+                _save_crop(masked, out / split / code / f"m_{p.stem}_{k:02d}.jpg")
             n += 1
     return n
 
