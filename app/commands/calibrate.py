@@ -50,6 +50,8 @@ def run(args: argparse.Namespace) -> int:
 
     if not args.photos and not args.faces:
         raise UserError("Give a calibration photo, or --faces DIR.")
+    if args.fit == "fast" and args.detector_minutes > 0:
+        raise UserError("The detector is fine-tuned only with the full fit: add --fit full to --detector-minutes.")
     try:
         if args.fit == "fast":  # no PyTorch: works in the player's install
             r = calibrate_fast(args.photos, args.out, args.base, args.faces, args.any_order, confirm=confirm,

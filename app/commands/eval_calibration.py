@@ -26,6 +26,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                                               f"{CALIBRATION_SCENES} for the full one)")
     p.add_argument("--epochs", type=int, default=4, help="as `changpai calibrate --epochs`")
     p.add_argument("--minutes", type=float, default=CALIBRATION_MINUTES, help="as `changpai calibrate --minutes`")
+    p.add_argument("--detector-minutes", type=float, default=0.0,
+                   help="as `changpai calibrate --detector-minutes` (with --fit full)")
     p.add_argument("--least-show", type=float, help="the test photos' stairs and fans as tight as this share of a card's "
                    "width showing (as `changpai synth --least-show`; default the loose layouts)")
     p.add_argument("--json", metavar="OUT", help="also write the report to this JSON file")
@@ -38,8 +40,10 @@ def run(args: argparse.Namespace) -> int:
     from vision.train.calibrate import CalibrationError, measure
 
     try:
+        if args.fit == "fast" and args.detector_minutes > 0:
+            raise CalibrationError("The detector is fine-tuned only with the full fit: add --fit full to --detector-minutes.")
         r = measure(args.work, args.base, args.n, args.seed, args.scenes, args.epochs, args.minutes, args.family, args.fit,
-                    args.least_show)
+                    args.least_show, args.detector_minutes)
     except (CalibrationError, ModelError, SynthError) as e:
         raise UserError(str(e)) from None
     for k in ("before", "after"):
@@ -49,6 +53,12 @@ def run(args: argparse.Namespace) -> int:
               + (f" (95 % interval {format_span(v['whole_photo_exact_ci95'])})" if "whole_photo_exact_ci95" in v else "")
               + (f" (of {v['cards']} cards {v['missed']} missed, {v['misread']} misread; {v['extra']} boxes no card)"
                  if "cards" in v else ""))
+        if "hands" in v:
+            h = v["hands"]
+            print(f"{'':>6}  photo → total right {h['exact_with_repair'] * 100:.1f} % with repair, "
+                  f"{h['exact_without_repair'] * 100:.1f} % without, of {h['photos']} winning hands; "
+                  f"{h['wrong_total_on_a_win']} wrong totals on a legal win, {h['wrong_total_on_a_win_unflagged']} "
+                  "of them without a check: warning")
     cal = r.get("calibration", {})
     epochs = f" ({cal['epochs']} of {cal['epochs_asked']} epochs)" if "epochs_asked" in cal else ""
     print(f"calibration ({r.get('fit', 'full')} fit) took {r['calibration_minutes']} min{epochs}")

@@ -44,6 +44,8 @@ def calibrate(photos: list[str], out: str | Path, base: str | Path | None = None
     ``detector_minutes``, the detector too, fine-tuned on scenes of the deck for that long after. ``no_extras``: the
     deck has no 福禄寿禧财, and the model never reads them (else extras the photo lacks are read as the base reads them)."""
     if fit == "fast":
+        if detector_minutes > 0:
+            raise CalibrationError("The detector is fine-tuned only with the full fit: add --fit full to --detector-minutes.")
         return calibrate_fast(photos, out, base, faces_dir, any_order, confirm, scenes=scenes or FAST_SCENES,
                               workers=workers, progress=progress, no_extras=no_extras)
     scenes = scenes or CALIBRATION_SCENES
@@ -149,12 +151,13 @@ def _fill_missing_classes(data: Path) -> None:
 
 def measure(work: str | Path, base: str | Path | None = None, n_test: int = 60, seed: int = 9005, scenes: int | None = None,
             epochs: int = 4, minutes: float = CALIBRATION_MINUTES, family: str = "holdout", fit: str = "fast",
-            least_show: float | None = None) -> dict[str, Any]:
+            least_show: float | None = None, detector_minutes: float = 0.0) -> dict[str, Any]:
     """Before/after figures on one deck the base model never saw (``family``: the held-out style, or a deck
-    family, vision.synth.decks): one calibration photo, a test set of that deck's winning hands."""
+    family, vision.synth.decks): one calibration photo, a test set of that deck's winning hands, read card by card
+    and scored photo → total (the issue's hands figure)."""
     import random
 
-    from vision.eval.evaluate import evaluate
+    from vision.eval.evaluate import evaluate, evaluate_hands
     from vision.synth.decks import deck_style
     from vision.synth.faces import FaceSource
     from vision.synth.write import Job
@@ -177,15 +180,25 @@ def measure(work: str | Path, base: str | Path | None = None, n_test: int = 60, 
     photo_path = work / "calibration_photo.jpg"
     cv2.imwrite(str(photo_path), photo, [cv2.IMWRITE_JPEG_QUALITY, 92])
     before = evaluate(test, base, progress=False)
+    hands_before = evaluate_hands(test, base, progress=False)
     t = time.perf_counter()
     shutil.rmtree(work / "model", ignore_errors=True)
     cal = calibrate([str(photo_path)], work / "model", base, scenes=scenes, epochs=epochs, minutes=minutes, fit=fit,
-                    progress=False)
+                    progress=False, detector_minutes=detector_minutes)
     took = (time.perf_counter() - t) / 60
     after = evaluate(test, work / "model", progress=False)
+    hands_after = evaluate_hands(test, work / "model", progress=False)
     return {"test_images": n_test, "style": family, "seed": seed, "fit": fit, "least_show": least_show,
-            "calibration_minutes": round(took, 2),
-            "before": _figures(before), "after": _figures(after), "calibration": cal}
+            "detector_minutes": detector_minutes, "calibration_minutes": round(took, 2),
+            "before": _figures(before) | {"hands": _hand_figures(hands_before)},
+            "after": _figures(after) | {"hands": _hand_figures(hands_after)}, "calibration": cal}
+
+
+def _hand_figures(report: dict) -> dict:
+    """The photo → total figures of an evaluate_hands report: right with and without repair, wrong totals on a
+    legal win and those without a check: warning."""
+    return {k: report[k] for k in ("photos", "exact_with_repair", "exact_without_repair", "wrong_total_on_a_win",
+                                   "wrong_total_on_a_win_unflagged")}
 
 
 def _figures(report: dict) -> dict:

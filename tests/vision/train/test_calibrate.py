@@ -7,7 +7,7 @@ import random
 import numpy as np
 import pytest
 
-from tests.conftest import requires_model
+from tests.conftest import SAMPLES, requires_model
 from vision.deck.calibrate import faces_from_photo
 from vision.synth.faces import random_style
 from vision.train.calibrate import CALIBRATION_ORDER, CalibrationError, render_calibration_photo
@@ -79,21 +79,36 @@ def test_eval_calibration_passes_scenes_epochs_and_minutes_on(tmp_path, monkeypa
 
     seen = {}
 
-    def fake_measure(work, base, n, seed, scenes, epochs, minutes, family, fit, least_show):
+    def fake_measure(work, base, n, seed, scenes, epochs, minutes, family, fit, least_show, detector_minutes):
         seen.update(work=work, n=n, seed=seed, scenes=scenes, epochs=epochs, minutes=minutes, family=family, fit=fit,
-                    least_show=least_show)
-        fig = {"precision": 1.0, "recall": 0.99, "classification_accuracy": 0.98, "whole_photo_exact": 0.5}
+                    least_show=least_show, detector_minutes=detector_minutes)
+        fig = {"precision": 1.0, "recall": 0.99, "classification_accuracy": 0.98, "whole_photo_exact": 0.5,
+               "hands": {"photos": 5, "exact_with_repair": 0.8, "exact_without_repair": 0.6, "wrong_total_on_a_win": 1,
+                         "wrong_total_on_a_win_unflagged": 0}}
         return {"before": fig, "after": fig, "calibration_minutes": 1.0, "calibration": {"epochs": 1, "epochs_asked": 1}}
 
     monkeypatch.setattr(vision.train.calibrate, "measure", fake_measure)
     out = tmp_path / "r.json"
     assert main(["eval-calibration", "--work", str(tmp_path), "--n", "5", "--scenes", "40", "--epochs", "1",
-                 "--minutes", "7.5", "--family", "boxed", "--fit", "full", "--least-show", "0.3", "--json", str(out)]) == 0
+                 "--minutes", "7.5", "--family", "boxed", "--fit", "full", "--least-show", "0.3", "--detector-minutes", "2",
+                 "--json", str(out)]) == 0
     assert seen == {"work": str(tmp_path), "n": 5, "seed": 9005, "scenes": 40, "epochs": 1, "minutes": 7.5,
-                    "family": "boxed", "fit": "full", "least_show": 0.3}
+                    "family": "boxed", "fit": "full", "least_show": 0.3, "detector_minutes": 2.0}
     said = capsys.readouterr().out
     assert "card accuracy 98.00 %" in said and "1.0 min (1 of 1 epochs)" in said and "(full fit)" in said
+    assert "photo → total right 80.0 % with repair, 60.0 % without, of 5 winning hands; 1 wrong totals" in said
     assert json.loads(out.read_text())["calibration_minutes"] == 1.0
+
+
+@pytest.mark.parametrize("command", ["calibrate", "eval-calibration"])
+def test_detector_minutes_with_the_fast_fit_is_one_sentence(tmp_path, capsys, command):
+    """The fast fit fine-tunes no detector: --detector-minutes with it is refused before anything is made, not ignored."""
+    from app.cli import main
+
+    args = [str(SAMPLES / "hand_1.jpg"), "--out", str(tmp_path / "m")] if command == "calibrate" else ["--work", str(tmp_path)]
+    assert main([command, *args, "--detector-minutes", "2", "--yes" if command == "calibrate" else "--n=1"]) == 2
+    err = capsys.readouterr().err
+    assert "--fit full" in err and "Traceback" not in err and not (tmp_path / "m").exists() and not (tmp_path / "test").exists()
 
 
 def test_eval_calibration_refuses_a_least_show_no_stair_can_have(tmp_path, capsys):
@@ -185,7 +200,6 @@ def test_calibrated_model_is_complete_loads_everywhere_and_never_reads_cards_the
 
     from app.cli import main
     from scoring.cards import CODES, EXTRAS
-    from tests.conftest import SAMPLES
     from vision.infer.model import BOX_NETS, model_info
     from vision.infer.recognize import faces_only, recognize
     from vision.synth.faces import FaceSource
