@@ -48,6 +48,7 @@ class Knobs:
     settle_conf: float = 0.3  # boxes settled by the refine net (ModelInfo.settle): detector score at least this
     settle_passes: int = 2  # ... each moved this many times (once leaves boxes on one card farther apart: more kept twice)
     none_check: float = 0.01  # a settled box read as no card face with this probability or more is read at the detector's box too
+    face_at_box: float = 0.05  # a settled box read as no face goes back to the detector's box when there it is a face below this (0: off)
     settled: float = 0.02  # a box moved less than this (÷ its size across or along, in radians, log of its size) is not moved again
     unsure: float = 0.9  # a card read with less than this probability gets a second look
     shifts: tuple[float, ...] = (-0.06, 0.06)  # ... through boxes moved across the card by these fractions of its width

@@ -150,6 +150,8 @@ def _settled(img: np.ndarray, found: Found, cls_s, info: ModelInfo,
     if check:
         p_none[check] = np.maximum(p_none[check], read_boxes(img, [order_long_axis_vertical(boxes[k][0]) for k in check],
                                                              cls_s, info)[1])
+    if info.knobs.face_at_box > 0:
+        quads, probs, p_none = _unsettled(img, boxes, quads, probs, p_none, order, cls_s, info)
     order = [k for k in order if p_none[k] < info.knobs.not_a_card_p]
     keep = [k for k in order if boxes[k][1] >= min(info.conf, info.rescue_conf)
             and (boxes[k][1] >= info.conf or probs[k].max() >= info.rescue_cls)]
@@ -162,6 +164,27 @@ def _settled(img: np.ndarray, found: Found, cls_s, info: ModelInfo,
     spares = [_card(q, s, p, info, top_k) for q, s, p in spare
               if all(quad_iou(q, k) < info.knobs.spare_apart for k in kept_q)][:info.knobs.spares]
     return [(quads[k], boxes[k][1]) for k in keep], kept_q, kept_p, [0.0] * len(keep), spares
+
+
+def _unsettled(img: np.ndarray, boxes: list[tuple[np.ndarray, float]], quads: list[np.ndarray], probs: np.ndarray,
+               p_none: np.ndarray, order: list[int], cls_s, info: ModelInfo) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
+    """Boxes the refine net settled where the classifier sees no card face, though the detector's own box reads as one
+    (no card face below ``info.knobs.face_at_box``), go back to the detector's box and its reading, unless that box
+    overlaps another card kept by the model's IoU. A settled box can grow past its card onto the table (a whole card
+    lying alone, of a deck whose rim the refine net never saw), and the card was then dropped as no card: the
+    detector found it and the classifier read it surely at the detector's box (docs/recognizer.md)."""
+    lost = [k for k in order if p_none[k] >= info.knobs.not_a_card_p]
+    if not lost:
+        return quads, probs, p_none
+    at_box = [order_long_axis_vertical(boxes[k][0]) for k in lost]
+    p2, none2 = read_boxes(img, at_box, cls_s, info)
+    kept = [quads[k] for k in order if p_none[k] < info.knobs.not_a_card_p]
+    quads, probs, p_none = list(quads), probs.copy(), p_none.copy()
+    for k, q, p, pn in zip(lost, at_box, p2, none2, strict=True):
+        if pn < info.knobs.face_at_box and all(quad_iou(q, o) < info.iou for o in kept):
+            quads[k], probs[k], p_none[k] = q, p, pn
+            kept.append(q)
+    return quads, probs, p_none
 
 
 def _with_detectors_reading(img: np.ndarray, boxes: list[np.ndarray], probs: np.ndarray, cls_s, info: ModelInfo) -> np.ndarray:

@@ -269,3 +269,36 @@ def test_an_unsure_settled_card_is_read_at_the_detectors_box_too(monkeypatch):
     assert len(read) == 2 and np.allclose(read[0].mean(0), [140, 150])
     assert np.allclose(out[1, [0, 5, 9]], [0.3, 0.5, 0.2]) and np.array_equal(out[[0, 2]], probs[[0, 2]])
     assert probs[1, 5] == 0  # nothing changed in place
+
+
+@requires_model
+def test_a_card_settled_onto_the_table_goes_back_to_the_detectors_box(monkeypatch):
+    """Knobs.face_at_box: a settled box the classifier sees no card face in is kept at the detector's box, with that
+    box's reading, when there it is clearly a face and overlaps no other card kept; with the knob at 0 (or a box that is
+    no face at the detector's box either, or one on a card already kept) it is dropped as before."""
+    from dataclasses import replace
+
+    import vision.infer.recognize as R
+    from vision.infer.model import Knobs
+
+    grown = {(60, 44): 0.8, (220, 44): 0.9}  # settled boxes 44 px wide: grown onto the table, no face there
+    own = {60: 0.01, 140: 0.0, 220: 0.4, 150: 0.02}  # at the detector's box (30 px): a face, but 220 none either
+
+    def read_boxes(img, quads, cls_s, info):
+        cx = [round(q.mean(0)[0]) for q in quads]
+        wide = [round(q[1, 0] - q[0, 0]) for q in quads]
+        none = [grown.get((x, w), own.get(x, 0.0)) if w > 40 else own.get(x, 0.0) for x, w in zip(cx, wide, strict=True)]
+        return np.eye(len(info.codes), dtype=np.float32)[[x // 10 for x in cx]], np.float32(none)
+
+    monkeypatch.setattr(R, "read_boxes", read_boxes)
+    info = replace(R.model_info(None), iou=0.5, knobs=Knobs(face_at_box=0.05))
+    boxes = [(_card(x, 150), 0.9) for x in (60, 140, 220, 150)]
+    quads = [_card(60, 150, w=44), _card(140, 150), _card(220, 150, w=44), _card(150, 150, w=44)]
+    order = [0, 1, 2, 3]
+    p0, n0 = read_boxes(None, quads, None, info)
+    n0[3] = 0.7  # settled on 140's card, no face there; its own box overlaps the card kept at 140
+    q, p, pn = R._unsettled(np.zeros((9, 9, 3), np.uint8), boxes, quads, p0, n0, order, None, info)
+    assert [bool(x < 0.5) for x in pn] == [True, True, False, False]
+    assert np.allclose(q[0], boxes[0][0]) and p[0].argmax() == 6 and pn[0] == np.float32(0.01)
+    assert np.allclose(q[2], quads[2]) and n0[0] == np.float32(0.8)  # the others as they were, nothing changed in place
+    assert quad_iou(boxes[3][0], boxes[1][0]) >= 0.5
