@@ -152,7 +152,7 @@ def _settled(img: np.ndarray, found: Found, cls_s, info: ModelInfo,
                                                              cls_s, info)[1])
     if info.knobs.face_at_box > 0:
         quads, probs, p_none = _unsettled(img, boxes, quads, probs, p_none, order, cls_s, info)
-    order = [k for k in order if p_none[k] < info.knobs.not_a_card_p]
+    order = [k for k in order if p_none[k] < info.knobs.not_a_card_p or _surely_a_card(boxes[k][1], probs[k], info)]
     keep = [k for k in order if boxes[k][1] >= min(info.conf, info.rescue_conf)
             and (boxes[k][1] >= info.conf or probs[k].max() >= info.rescue_cls)]
     kept_q = [quads[k] for k in keep]
@@ -164,6 +164,14 @@ def _settled(img: np.ndarray, found: Found, cls_s, info: ModelInfo,
     spares = [_card(q, s, p, info, top_k) for q, s, p in spare
               if all(quad_iou(q, k) < info.knobs.spare_apart for k in kept_q)][:info.knobs.spares]
     return [(quads[k], boxes[k][1]) for k in keep], kept_q, kept_p, [0.0] * len(keep), spares
+
+
+def _surely_a_card(score: float, p: np.ndarray, info: ModelInfo) -> bool:
+    """A box the classifier reads as no card face is kept all the same when the detector scored it at least
+    ``info.knobs.sure_box`` and, as a face, it reads one code with at least ``info.knobs.sure_face`` (0: never): a whole
+    card of a deck drawn sparsely (the 二丙 of a deck whose field holds two small coins) can look like no card to a
+    classifier that never saw the deck, while the detector is sure of it (docs/recognizer.md)."""
+    return info.knobs.sure_box > 0 and score >= info.knobs.sure_box and float(p.max()) >= info.knobs.sure_face
 
 
 def _unsettled(img: np.ndarray, boxes: list[tuple[np.ndarray, float]], quads: list[np.ndarray], probs: np.ndarray,

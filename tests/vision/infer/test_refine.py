@@ -302,3 +302,21 @@ def test_a_card_settled_onto_the_table_goes_back_to_the_detectors_box(monkeypatc
     assert np.allclose(q[0], boxes[0][0]) and p[0].argmax() == 6 and pn[0] == np.float32(0.01)
     assert np.allclose(q[2], quads[2]) and n0[0] == np.float32(0.8)  # the others as they were, nothing changed in place
     assert quad_iou(boxes[3][0], boxes[1][0]) >= 0.5
+
+
+@requires_model
+def test_a_box_the_detector_is_sure_of_is_kept_though_read_as_no_card_face():
+    """Knobs.sure_box / sure_face: a box read as no card face is kept when the detector scored it at least sure_box and
+    it reads one code surely among the faces; a less sure box, a doubtful face, or the knob at 0 keep the old way."""
+    from dataclasses import replace
+
+    import vision.infer.recognize as R
+    from vision.infer.model import Knobs
+
+    p = np.zeros(35, np.float32)
+    p[[4, 5]] = 0.94, 0.06
+    doubtful = np.full(35, 1 / 35, np.float32)
+    info = replace(R.model_info(None), knobs=Knobs(sure_box=0.9, sure_face=0.9))
+    assert R._surely_a_card(0.93, p, info)
+    assert not R._surely_a_card(0.85, p, info) and not R._surely_a_card(0.99, doubtful, info)
+    assert not R._surely_a_card(0.99, p, replace(info, knobs=Knobs(sure_box=0.0)))
