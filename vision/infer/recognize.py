@@ -151,7 +151,7 @@ def _settled(img: np.ndarray, found: Found, cls_s, info: ModelInfo,
         p_none[check] = np.maximum(p_none[check], read_boxes(img, [order_long_axis_vertical(boxes[k][0]) for k in check],
                                                              cls_s, info)[1])
     if info.knobs.face_at_box > 0:
-        quads, probs, p_none = _unsettled(img, boxes, quads, probs, p_none, order, cls_s, info)
+        quads, probs, p_none = _unsettled(img, boxes, quads, probs, p_none, order, check, cls_s, info)
     order = [k for k in order if p_none[k] < info.knobs.not_a_card_p or _surely_a_card(boxes[k][1], probs[k], info)]
     keep = [k for k in order if boxes[k][1] >= min(info.conf, info.rescue_conf)
             and (boxes[k][1] >= info.conf or probs[k].max() >= info.rescue_cls)]
@@ -175,13 +175,15 @@ def _surely_a_card(score: float, p: np.ndarray, info: ModelInfo) -> bool:
 
 
 def _unsettled(img: np.ndarray, boxes: list[tuple[np.ndarray, float]], quads: list[np.ndarray], probs: np.ndarray,
-               p_none: np.ndarray, order: list[int], cls_s, info: ModelInfo) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
+               p_none: np.ndarray, order: list[int], checked: list[int], cls_s,
+               info: ModelInfo) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
     """Boxes the refine net settled where the classifier sees no card face, though the detector's own box reads as one
     (no card face below ``info.knobs.face_at_box``), go back to the detector's box and its reading, unless that box
     overlaps another card kept by the model's IoU. A settled box can grow past its card onto the table (a whole card
     lying alone, of a deck whose rim the refine net never saw), and the card was then dropped as no card: the
     detector found it and the classifier read it surely at the detector's box (docs/recognizer.md)."""
-    lost = [k for k in order if p_none[k] >= info.knobs.not_a_card_p]
+    # a ``checked`` box (its detector's box read already, for the none check) that is lost showed no face there either
+    lost = [k for k in order if p_none[k] >= info.knobs.not_a_card_p and k not in checked]
     if not lost:
         return quads, probs, p_none
     at_box = [order_long_axis_vertical(boxes[k][0]) for k in lost]

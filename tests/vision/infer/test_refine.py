@@ -297,7 +297,7 @@ def test_a_card_settled_onto_the_table_goes_back_to_the_detectors_box(monkeypatc
     order = [0, 1, 2, 3]
     p0, n0 = read_boxes(None, quads, None, info)
     n0[3] = 0.7  # settled on 140's card, no face there; its own box overlaps the card kept at 140
-    q, p, pn = R._unsettled(np.zeros((9, 9, 3), np.uint8), boxes, quads, p0, n0, order, None, info)
+    q, p, pn = R._unsettled(np.zeros((9, 9, 3), np.uint8), boxes, quads, p0, n0, order, [], None, info)
     assert [bool(x < 0.5) for x in pn] == [True, True, False, False]
     assert np.allclose(q[0], boxes[0][0]) and p[0].argmax() == 6 and pn[0] == np.float32(0.01)
     assert np.allclose(q[2], quads[2]) and n0[0] == np.float32(0.8)  # the others as they were, nothing changed in place
