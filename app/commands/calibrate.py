@@ -35,7 +35,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from vision.deck.calibrate import calibrate_fast
+    from vision.deck.calibrate import calibrate_fast, check_detector_minutes
     from vision.deck.name import CalibrationError
     from vision.infer.imageio import ImageError
     from vision.infer.model import ModelError
@@ -50,9 +50,8 @@ def run(args: argparse.Namespace) -> int:
 
     if not args.photos and not args.faces:
         raise UserError("Give a calibration photo, or --faces DIR.")
-    if args.fit == "fast" and args.detector_minutes > 0:
-        raise UserError("The detector is fine-tuned only with the full fit: add --fit full to --detector-minutes.")
     try:
+        check_detector_minutes(args.fit, args.detector_minutes)
         if args.fit == "fast":  # no PyTorch: works in the player's install
             r = calibrate_fast(args.photos, args.out, args.base, args.faces, args.any_order, confirm=confirm,
                                scenes=args.scenes or FAST_SCENES, no_extras=args.no_extras)

@@ -34,14 +34,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from vision.deck.calibrate import check_detector_minutes
     from vision.eval.evaluate import format_span
     from vision.infer.model import ModelError
     from vision.synth.write import SynthError
     from vision.train.calibrate import CalibrationError, measure
 
     try:
-        if args.fit == "fast" and args.detector_minutes > 0:
-            raise CalibrationError("The detector is fine-tuned only with the full fit: add --fit full to --detector-minutes.")
+        check_detector_minutes(args.fit, args.detector_minutes)  # before the test photos are rendered
         r = measure(args.work, args.base, args.n, args.seed, args.scenes, args.epochs, args.minutes, args.family, args.fit,
                     args.least_show, args.detector_minutes)
     except (CalibrationError, ModelError, SynthError) as e:

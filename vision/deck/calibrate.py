@@ -195,6 +195,13 @@ FAST_TIGHT_SHARE = 1.0
 FAST_TIGHT_SHOW = 0.3  # the least share of a card's width showing in those stairs and fans
 
 
+def check_detector_minutes(fit: str, detector_minutes: float) -> None:
+    """CalibrationError in one sentence for a detector fine-tune asked of the fast fit, which has none (it needs
+    PyTorch and minutes): refused before anything is made, not ignored."""
+    if fit == "fast" and detector_minutes > 0:
+        raise CalibrationError("The detector is fine-tuned only with the full fit: add --fit full to --detector-minutes.")
+
+
 def fast_fit(faces: list[tuple[str, np.ndarray]], out: Path, base: ModelInfo, scenes: int = FAST_SCENES,
              workers: int = 2, progress: bool = True, settings: F.FitSettings = F.FIT,
              tight_share: float = FAST_TIGHT_SHARE, no_extras: bool = False) -> dict[str, Any]:

@@ -17,7 +17,7 @@ import cv2
 
 from scoring.cards import CODES
 from vision import CALIBRATION_MINUTES, CALIBRATION_SCENES, FAST_SCENES
-from vision.deck.calibrate import calibrate_fast, collect_faces, mine_deck_hands, save_faces, write_model_folder
+from vision.deck.calibrate import calibrate_fast, check_detector_minutes, collect_faces, mine_deck_hands, save_faces, write_model_folder
 from vision.deck.name import CALIBRATION_ORDER, CalibrationError
 from vision.deck.photo import render_calibration_photo
 from vision.infer.model import DEFAULT_MODEL, NOT_A_CARD, model_info
@@ -43,9 +43,8 @@ def calibrate(photos: list[str], out: str | Path, base: str | Path | None = None
     when they would not end within ``minutes`` from the start (EXPORT_S left for what follows: stop_before); with
     ``detector_minutes``, the detector too, fine-tuned on scenes of the deck for that long after. ``no_extras``: the
     deck has no 福禄寿禧财, and the model never reads them (else extras the photo lacks are read as the base reads them)."""
+    check_detector_minutes(fit, detector_minutes)
     if fit == "fast":
-        if detector_minutes > 0:
-            raise CalibrationError("The detector is fine-tuned only with the full fit: add --fit full to --detector-minutes.")
         return calibrate_fast(photos, out, base, faces_dir, any_order, confirm, scenes=scenes or FAST_SCENES,
                               workers=workers, progress=progress, no_extras=no_extras)
     scenes = scenes or CALIBRATION_SCENES
