@@ -51,6 +51,8 @@ class Knobs:
     face_at_box: float = 0.05  # a settled box read as no face goes back to the detector's box when there it is a face below this (0: off)
     sure_box: float = 0.9  # a box read as no card face is kept when the detector scored it this or more (0: never) ...
     sure_face: float = 0.9  # ... and it reads one code with this probability or more among the faces
+    free_box: float = 0.9  # a box the prune net leaves out is kept when the detector scored it this or more (0: never) ...
+    free_apart: float = 0.3  # ... and it overlaps no card kept by this quad IoU or more
     settled: float = 0.02  # a box moved less than this (÷ its size across or along, in radians, log of its size) is not moved again
     unsure: float = 0.9  # a card read with less than this probability gets a second look
     shifts: tuple[float, ...] = (-0.06, 0.06)  # ... through boxes moved across the card by these fractions of its width

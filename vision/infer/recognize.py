@@ -69,7 +69,7 @@ def recognize_found(img: np.ndarray, model: str | Path | ModelInfo | None = None
     t_heads = time.perf_counter()
     cards = [_card(qo, s, p, info, top_k, r) for (_, s), qo, p, r in zip(dets, quads, probs, judged, strict=True)]
     if info.prune > 0:
-        out = {i for i, _ in prune(_prune_net(info), img, dets, info.prune)}
+        out = _pruned(img, dets, info)
         spares = [c for i, c in enumerate(cards) if i in out] + spares
         cards = [c for i, c in enumerate(cards) if i not in out]
     if info.uses_net and spares:
@@ -164,6 +164,25 @@ def _settled(img: np.ndarray, found: Found, cls_s, info: ModelInfo,
     spares = [_card(q, s, p, info, top_k) for q, s, p in spare
               if all(quad_iou(q, k) < info.knobs.spare_apart for k in kept_q)][:info.knobs.spares]
     return [(quads[k], boxes[k][1]) for k in keep], kept_q, kept_p, [0.0] * len(keep), spares
+
+
+def _pruned(img: np.ndarray, dets: list[tuple[np.ndarray, float]], info: ModelInfo) -> set[int]:
+    """The kept boxes the prune net leaves out (recover.prune: a second box on a card, a box across two), less those the
+    detector scored at least ``info.knobs.free_box`` that overlap no card kept by ``info.knobs.free_apart`` or more (the
+    surest first, each kept one counted for the next). A second box on a card overlaps the card's other box far more;
+    a whole card lying over the end of a neighbour whose box reaches under it was left out for that box
+    (docs/recognizer.md)."""
+    out = [i for i, _ in prune(_prune_net(info), img, dets, info.prune)]
+    if info.knobs.free_box <= 0:
+        return set(out)
+    kept = [q for i, (q, _) in enumerate(dets) if i not in out]
+    back = set()
+    for i in sorted(out, key=lambda i: -dets[i][1]):
+        q, s = dets[i]
+        if s >= info.knobs.free_box and all(quad_iou(q, k) < info.knobs.free_apart for k in kept):
+            back.add(i)
+            kept.append(q)
+    return set(out) - back
 
 
 def _surely_a_card(score: float, p: np.ndarray, info: ModelInfo) -> bool:

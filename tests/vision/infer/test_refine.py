@@ -320,3 +320,28 @@ def test_a_box_the_detector_is_sure_of_is_kept_though_read_as_no_card_face():
     assert R._surely_a_card(0.93, p, info)
     assert not R._surely_a_card(0.85, p, info) and not R._surely_a_card(0.99, doubtful, info)
     assert not R._surely_a_card(0.99, p, replace(info, knobs=Knobs(sure_box=0.0)))
+
+
+@requires_model
+def test_a_sure_box_the_prune_net_leaves_out_is_kept_when_it_overlaps_no_card_kept(monkeypatch):
+    """Knobs.free_box / free_apart: of the boxes the prune net leaves out, one the detector scored at least free_box that
+    overlaps no card kept by free_apart or more stays (a whole card over the end of a neighbour whose box reaches under
+    it); a second box on a card, a less sure box, and every box with the knob at 0 go as the net says."""
+    from dataclasses import replace
+
+    import vision.infer.recognize as R
+    from vision.infer.model import Knobs
+
+    whole = (_card(100, 150), 0.93)  # its neighbour's box below reaches 20 px under its end
+    neighbour = (_card(112, 260, length=140), 0.9)
+    twice = (_card(202, 150), 0.95)  # a second box on the card at 200
+    card = (_card(200, 150), 0.9)
+    unsure = (_card(300, 150), 0.85)
+    lone_twin = (_card(103, 150), 0.92)  # a second box on the whole card: goes once the whole card is back
+    dets = [whole, neighbour, twice, card, unsure, lone_twin]
+    monkeypatch.setattr(R, "prune", lambda net, img, d, thr: [(0, 0.1), (2, 0.0), (4, 0.2), (5, 0.05)])
+    monkeypatch.setattr(R, "_prune_net", lambda info: None)
+    info = replace(R.model_info(None), knobs=Knobs(free_box=0.9, free_apart=0.3))
+    assert 0 < quad_iou(whole[0], neighbour[0]) < 0.3 and quad_iou(twice[0], card[0]) > 0.3
+    assert R._pruned(None, dets, info) == {2, 4, 5}
+    assert R._pruned(None, dets, replace(info, knobs=Knobs(free_box=0.0))) == {0, 2, 4, 5}
