@@ -41,6 +41,14 @@ class Card:
         """The Chinese name, with ? when the reading is unsure (below DOUBT): what annotated photos show."""
         return self.name_zh + ("?" if self.confidence < DOUBT else "")
 
+    def read_as(self, code: str, p: float | None = None) -> Card:
+        """This card read as ``code`` (with probability ``p``; default its probability among the alternatives, 0 when
+        not there): that reading first among its alternatives (what the scoring takes), the others after it in their
+        order."""
+        p = next((q for a, q in self.alternatives if a == code), 0.0) if p is None else p
+        return replace(self, code=code, confidence=p,
+                       alternatives=[(code, p)] + [(a, q) for a, q in self.alternatives if a != code])
+
     def to_dict(self) -> dict[str, Any]:
         return {"code": self.code, "confidence": round(self.confidence, 4),
                 "alternatives": [[c, round(p, 4)] for c, p in self.alternatives],

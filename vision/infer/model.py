@@ -53,6 +53,8 @@ class Knobs:
     sure_face: float = 0.9  # ... and it reads one code with this probability or more among the faces
     free_box: float = 0.9  # a box the prune net leaves out is kept when the detector scored it this or more (0: never) ...
     free_apart: float = 0.3  # ... and it overlaps no card kept by this quad IoU or more
+    deck_copies: int = 4  # no plain kind read more often in a photo than a deck's copies of it (0: each card on its own) ...
+    extra_copies: int = 0  # ... nor an extra more often than this (0: no bound; the ruleset's deck says, vision.table)
     settled: float = 0.02  # a box moved less than this (÷ its size across or along, in radians, log of its size) is not moved again
     unsure: float = 0.9  # a card read with less than this probability gets a second look
     shifts: tuple[float, ...] = (-0.06, 0.06)  # ... through boxes moved across the card by these fractions of its width

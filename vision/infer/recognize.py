@@ -15,6 +15,7 @@ import cv2
 import numpy as np
 
 from scoring.cards import CODES
+from vision.infer.deck_count import within_deck
 from vision.infer.detect import Found, _rgb_planes, find_boxes
 from vision.infer.geometry import axes, fold, order_long_axis_vertical, quad_iou, rectify, rows_of, swap_ends
 from vision.infer.heads import read_heads
@@ -72,6 +73,8 @@ def recognize_found(img: np.ndarray, model: str | Path | ModelInfo | None = None
         out = _pruned(img, dets, info)
         spares = [c for i, c in enumerate(cards) if i in out] + spares
         cards = [c for i, c in enumerate(cards) if i not in out]
+        probs = probs[[i for i in range(len(dets)) if i not in out]]
+    cards = _within_deck(cards, probs, info)
     if info.uses_net and spares:
         spares = _judged(img, spares, cards, info)
     cards = reading_order(cards)
@@ -320,6 +323,17 @@ def _card(quad: np.ndarray, det_score: float, p: np.ndarray, info: ModelInfo, to
     order = np.argsort(-p)[:top_k]
     alts = [(info.codes[j], float(p[j])) for j in order]
     return Card(alts[0][0], alts[0][1], alts, quad.tolist(), det_score, recovered)
+
+
+def _within_deck(cards: list[Card], probs: np.ndarray, info: ModelInfo) -> list[Card]:
+    """The cards read together when some kind is read more often than a deck has copies of it (deck_count.within_deck,
+    ``info.knobs.deck_copies``, ``extra_copies``): a card given another code is read as it (Card.read_as), with the
+    probability the classifier gave that code."""
+    if not cards:
+        return cards
+    codes = within_deck(probs, info.codes, info.knobs.deck_copies, info.knobs.extra_copies)
+    return [c if info.codes[j] == c.code else c.read_as(info.codes[j], float(probs[i, j]))
+            for i, (c, j) in enumerate(zip(cards, codes, strict=True))]
 
 
 

@@ -122,12 +122,12 @@ def _read_otherwise(ps: PhotoScore, ctx: PhotoContext) -> list[tuple[int, Msg]]:
     the card, likeliest reading first. A card read a rank off can make another legal win with another total, and then
     no move of the boxes (_moves) names it: val_hands3 000145, 3w read as 2w (0.87), 90 instead of 80 with no word."""
     changed = _code_repairs(ps)
-    cards = [_taken_as(c, changed[i]) if i in changed else c for i, c in enumerate(ps.recognition.cards)]
+    cards = [c.read_as(changed[i]) if i in changed else c for i, c in enumerate(ps.recognition.cards)]
     tries = sorted(((p, i, a) for i in ps.layout.hand for a, p in cards[i].alternatives
                     if p >= TABLE.check_code_p and a not in (cards[i].code, NOT_A_CARD)), reverse=True)
     out = []
     for p, i, a in tries:
-        rec = replace(ps.recognition, cards=[_taken_as(c, a) if k == i else c for k, c in enumerate(cards)], spares=[])
+        rec = replace(ps.recognition, cards=[c.read_as(a) if k == i else c for k, c in enumerate(cards)], spares=[])
         lay = replace(ps.layout, hand=list(ps.layout.hand), melds=[list(m) for m in ps.layout.melds],
                       jiang=list(ps.layout.jiang), ignored=list(ps.layout.ignored))
         try:
@@ -172,13 +172,6 @@ def _code_repairs(ps: PhotoScore) -> dict[int, str]:
 def _p_of(c: Card, code: str) -> float:
     """The classifier's probability for ``code`` on card ``c`` (0 when not among its alternatives)."""
     return next((p for a, p in c.alternatives if a == code), 0.0)
-
-
-def _taken_as(c: Card, code: str) -> Card:
-    """Card ``c`` read as ``code``: that reading first among its alternatives (what the scoring takes), the others
-    after it in their order."""
-    p = _p_of(c, code)
-    return replace(c, code=code, confidence=p, alternatives=[(code, p)] + [(a, q) for a, q in c.alternatives if a != code])
 
 
 def _groups_in_hand(ps: PhotoScore, ctx: PhotoContext) -> list[tuple[list[list[int]], PhotoScore]]:
