@@ -17,7 +17,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 from scoring.cards import EXTRAS
 
@@ -40,6 +39,8 @@ def within_deck(probs: np.ndarray, codes: Sequence[str], plain: int = 4, extra: 
     caps = np.minimum([copies_of(c, plain, extra) for c in codes], len(probs))
     if (np.bincount(best, minlength=len(codes)) <= caps).all() or len(probs) > caps.sum():
         return best
+    from scipy.optimize import linear_sum_assignment  # here: most photos never need it, and its import takes a while
+
     slot_code = np.repeat(np.arange(len(codes)), caps)
     cost = -np.log(np.clip(probs[:, slot_code], 1e-12, 1.0))
     rows, slots = linear_sum_assignment(cost)
