@@ -6,14 +6,16 @@ What a photograph cannot show comes from the context (R9); every default taken i
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
-from scoring.cards import EXTRAS
+from scoring.cards import CODES, EXTRAS, N_PLAIN
 from scoring.messages import Msg
 from scoring.rulesets import Ruleset, get_ruleset
+from vision.infer.deck_count import within_deck
 from vision.infer.recognize import recognize
 from vision.table.changes import (
     OTHER_READING,
@@ -28,7 +30,9 @@ from vision.table.changes import (
 from vision.table.context import PhotoContext, PhotoError, PhotoScore
 from vision.table.hand_score import _rank, score_as_seen
 from vision.table.knobs import TABLE
-from vision.types import Recognition
+from vision.types import Card, Recognition
+
+COPIES = 4  # copies of each of the 30 faces in a deck (RULES.md, the cards' table)
 
 
 def score_recognition(rec: Recognition, ctx: PhotoContext, repair_on: bool = True) -> PhotoScore:
@@ -93,11 +97,37 @@ def deck_readings(rec: Recognition, rs: Ruleset) -> tuple[Recognition, list[Msg]
                             i=i + 1, old=c.code, new=new, p_old=f"{c.confidence:.2f}", p_new=f"{p_new:.2f}", ruleset=rs.name))
         return replace(c, code=alts[0][0], confidence=alts[0][1], alternatives=alts)
 
-    cards = [in_deck(c, i) for i, c in enumerate(rec.cards)]
+    cards = _within_copies([in_deck(c, i) for i, c in enumerate(rec.cards)], said)
     spares = [in_deck(c, None) for c in rec.spares]  # a repair may add one: it is read by the same deck
     if not said and all(a is b for a, b in zip(spares, rec.spares, strict=True)):
         return rec, []
     return replace(rec, cards=cards, spares=spares), said
+
+
+def _within_copies(cards: list[Card], said: list[Msg]) -> list[Card]:
+    """Cards read as extras and counted as their likeliest other face can make a fifth copy of a kind, which the
+    recognizer's reading within the deck (vision.infer.deck_count) could not see, not knowing the deck has no extras.
+    The cards are read together again within the 30 faces' copies, over the readings each card has; a card counted
+    otherwise is said as a ``check:``. A card whose readings hold no face with room stays as read (and the hand is
+    refused for it, as before)."""
+    plain = CODES[:N_PLAIN]
+    if all(n <= COPIES for n in Counter(c.code for c in cards if c.code in plain).values()):
+        return cards
+    p = np.zeros((len(cards), N_PLAIN))
+    for i, c in enumerate(cards):
+        for a, q in c.alternatives:
+            if a in plain:
+                p[i, plain.index(a)] = q
+    out = list(cards)
+    for i, j in enumerate(within_deck(p, plain, COPIES)):
+        c, new = cards[i], plain[j]
+        if new != c.code and p[i, j] > 0:
+            out[i] = c.read_as(new)
+            said.append(Msg("deck_copies", f"{OTHER_READING} card {i + 1} read as {c.code} ({c.confidence:.2f}) is "
+                            f"counted as {new} ({out[i].confidence:.2f}): a deck has {COPIES} {c.code}; look at that card",
+                            i=i + 1, old=c.code, new=new, p_old=f"{c.confidence:.2f}", p_new=f"{out[i].confidence:.2f}",
+                            copies=COPIES))
+    return out
 
 
 def score_photo(image: str | Path | bytes | np.ndarray, ctx: PhotoContext, model: str | Path | None = None,

@@ -77,12 +77,7 @@ def test_a_card_read_as_an_extra_is_read_as_its_likeliest_face_of_a_deck_without
     """nantong-double's deck has no 福禄寿禧财: a 一条 misread as 寿 (寿 0.5, 一条 0.4) made the whole hand 'not in the
     deck' and no total. It is read as its likeliest face of that deck, probabilities conditioned on the deck, with a
     note naming the card; where extras are wild (rugao) the reading stays."""
-    hand = "1t 1t 1t 3w 4w 5w 5b 5b 5b 5b 8w 8w 8w qz qz 9b 9b 9b".split()
-    cards = [_card(c, 100 + k * 1.1 * W, 100) for k, c in enumerate(hand)]
-    cards[2] = Card("shou", 0.5, [("shou", 0.5), ("1t", 0.4), ("fu", 0.05), ("3t", 0.05)], cards[2].quad, 0.9)
-    cards += [_card("1b", 100 + k * 1.1 * W, 100 + 2 * H) for k in range(3)]
-    cards += [_card("2t", 100 + 6 * W + k * 1.1 * W, 100 + 2 * H) for k in range(4)]
-    cards += [_card("7t", 100, 100 + 4 * H), _card("6w", 100 + 1.1 * W, 100 + 4 * H)]
+    cards = _shou_third([("shou", 0.5), ("1t", 0.4), ("fu", 0.05), ("3t", 0.05)])
     rec = Recognition(2400, 1200, cards)
     for repair_on in (False, True):
         ps = score_recognition(rec, PhotoContext(ruleset="nantong-double", win="8w", self_drawn=True), repair_on=repair_on)
@@ -106,3 +101,30 @@ def test_a_spare_read_as_an_extra_is_read_by_the_deck_too():
     out, said = deck_readings(rec, get_ruleset("nantong-double"))
     assert not said and out.cards == rec.cards and out.spares[0].code == "1t" and out.spares[0].confidence == 0.75
     assert deck_readings(rec, get_ruleset("rugao")) == (rec, [])
+
+
+def test_a_card_counted_as_a_face_of_a_deck_without_extras_is_read_within_that_face_s_four_copies():
+    """A 一条 misread as 寿 whose likeliest other face is 五丙 made a fifth 五丙 in nantong-double's deck (the hand
+    holds four) and the hand was refused. The cards are read together within the deck's copies: it is counted as its
+    next face, 一条, with a check: naming it, and the total is the true cards'."""
+    cards = _shou_third([("shou", 0.5), ("5b", 0.3), ("1t", 0.15), ("fu", 0.05)])
+    ctx = PhotoContext(ruleset="nantong-double", win="8w", self_drawn=True)
+    true = score_recognition(Recognition(2400, 1200, [_card("1t", *c.quad[0]) if k == 2 else c for k, c in enumerate(cards)]), ctx)
+    for repair_on in (False, True):
+        ps = score_recognition(Recognition(2400, 1200, cards), ctx, repair_on=repair_on)
+        said = [w for w in ps.warnings if w.key == "deck_copies"]
+        assert len(said) == 1 and said[0].values["old"] == "5b" and said[0].values["new"] == "1t" and said[0].values["i"] == 3
+        assert said[0].startswith("check:") and ps.hand["concealed"].count("5b") == 4
+        assert ps.result.is_win and ps.result.total == true.result.total and not ps.repair.changes
+
+
+def _shou_third(readings: list[tuple[str, float]]) -> list[Card]:
+    """A nantong-double win on 8w (1t×3, 3w4w5w, 5b×4, 8w×3, qz qz, 9b×3, 1b×3 and 2t×4 laid below, 7t 6w apart) whose
+    third card, a 一条, is read with ``readings``."""
+    hand = "1t 1t 1t 3w 4w 5w 5b 5b 5b 5b 8w 8w 8w qz qz 9b 9b 9b".split()
+    cards = [_card(c, 100 + k * 1.1 * W, 100) for k, c in enumerate(hand)]
+    cards[2] = Card(readings[0][0], readings[0][1], readings, cards[2].quad, 0.9)
+    cards += [_card("1b", 100 + k * 1.1 * W, 100 + 2 * H) for k in range(3)]
+    cards += [_card("2t", 100 + 6 * W + k * 1.1 * W, 100 + 2 * H) for k in range(4)]
+    return cards + [_card("7t", 100, 100 + 4 * H), _card("6w", 100 + 1.1 * W, 100 + 4 * H)]
+
