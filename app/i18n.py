@@ -25,7 +25,7 @@ def t(key: str, lang: str = "zh", **kw: object) -> str:
     return s.format(**kw) if kw else s
 
 
-CODE_KEYS = ("code", "old", "new", "head")  # message values that are one card code
+CODE_KEYS = ("code", "old", "new", "head", "face")  # message values that are one card code
 CODES_KEYS = ("codes", "apart", "given")  # ... a list of codes
 
 

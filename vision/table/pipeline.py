@@ -123,10 +123,18 @@ def _within_copies(cards: list[Card], said: list[Msg]) -> list[Card]:
         c, new = cards[i], plain[j]
         if new != c.code and p[i, j] > 0:
             out[i] = c.read_as(new)
-            said.append(Msg("deck_copies", f"{OTHER_READING} card {i + 1} read as {c.code} ({c.confidence:.2f}) is "
-                            f"counted as {new} ({out[i].confidence:.2f}): a deck has {COPIES} {c.code}; look at that card",
-                            i=i + 1, old=c.code, new=new, p_old=f"{c.confidence:.2f}", p_new=f"{out[i].confidence:.2f}",
-                            copies=COPIES))
+            p_new = f"{out[i].confidence:.2f}"
+            extra = next((k for k, m in enumerate(said) if m.key == "deck_no_extras" and m.values["i"] == i + 1), None)
+            if extra is None:
+                said.append(Msg("deck_copies", f"{OTHER_READING} card {i + 1} read as {c.code} ({c.confidence:.2f}) is "
+                                f"counted as {new} ({p_new}): a deck has {COPIES} {c.code}; look at that card",
+                                i=i + 1, old=c.code, new=new, p_old=f"{c.confidence:.2f}", p_new=p_new, copies=COPIES))
+                continue
+            v = said[extra].values  # read as an extra first: one line says both why
+            said[extra] = Msg("deck_no_extras_copies", f"{OTHER_READING} card {i + 1} read as {v['old']} ({v['p_old']}) is "
+                              f"counted as {new} ({p_new}): the {v['ruleset']} deck has no 福禄寿禧财, and {COPIES} other "
+                              f"cards are read as {c.code}; look at that card", i=i + 1, old=v["old"], new=new,
+                              p_old=v["p_old"], p_new=p_new, ruleset=v["ruleset"], copies=COPIES, face=c.code)
     return out
 
 
