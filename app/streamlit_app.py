@@ -38,7 +38,7 @@ from vision.table.context import NO_CARDS, PhotoContext, PhotoError
 from vision.table.hand_score import layout_from_roles, score_layout
 from vision.table.knobs import TABLE
 from vision.table.layout import split_table
-from vision.table.pipeline import score_recognition
+from vision.table.pipeline import DECK_KEYS, score_recognition
 from vision.types import Card, Recognition, meld_role, parse_role
 
 MAX_UPLOAD_MB = int(os.environ.get("CHANGPAI_MAX_UPLOAD_MB", "25"))
@@ -145,11 +145,14 @@ def photo_section(data: bytes, lang: str, jiang: list[str], ruleset: str, option
         st.session_state.photo_key = key
         ctx0 = PhotoContext(ruleset=ruleset, jiang=jiang or None, options=options)
         st.session_state.recount = []
+        st.session_state.deck_said = []
         try:
             ps0 = score_recognition(rec, ctx0)
             rec = ps0.recognition  # with a card the detector half-saw added, or a doubtful box marked ×
             roles = [ps0.role(i) for i in range(len(rec.cards))]
             st.session_state.recount = [w for w in ps0.warnings if getattr(w, "key", None) in RECOUNT_KEYS]
+            # the cards as the ruleset's deck reads them: the rows hold those codes, so the lines saying why are kept
+            st.session_state.deck_said = [w for w in ps0.warnings if getattr(w, "key", None) in DECK_KEYS]
         except (PhotoError, HandError):  # the cards where they lie, as the message about them counted them
             lay0 = split_table(rec.cards, get_ruleset(ruleset).n_jiang)
             roles = [lay0.role(i) for i in range(len(rec.cards))]
@@ -223,7 +226,9 @@ def _show_result(ps, res, lang: str, img: np.ndarray, cards: list[Card]) -> None
     if cited:  # each line's [R…] leads to its section of the rule book (docs/rules.md)
         with st.expander(t("rules_cited", lang)):
             st.markdown(re.sub(r"^(#+) ", lambda m: "#" * (len(m.group(1)) + 2) + " ", cited, flags=re.M))  # smaller heads
-    for w in st.session_state.get("recount", []) + ps.warnings:
+    deck = [w for w in st.session_state.get("deck_said", [])  # while the card named keeps the code the line gave it
+            if 0 < w.values["i"] <= len(cards) and cards[w.values["i"] - 1].code == w.values["new"]]
+    for w in deck + st.session_state.get("recount", []) + ps.warnings:
         st.warning(say(w, lang))
     if ps.defaults:
         colon, sep = ("：", "；") if lang == "zh" else (": ", "; ")

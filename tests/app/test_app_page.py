@@ -379,3 +379,27 @@ def cv2_jpeg(img) -> bytes:
     import cv2
 
     return cv2.imencode(".jpg", img)[1].tobytes()
+
+
+def test_a_card_counted_as_a_face_of_the_rulesets_deck_is_named_on_the_page(app_env, monkeypatch):
+    """A hand card read as 寿 (a deck without extras: the page's nantong-double) is counted as its likeliest face: the
+    page lists it so and says which card and why, as the CLI does; the total is the true cards'."""
+    import vision.infer.recognize
+    from scoring.cards import NAMES_ZH
+    from vision.types import Card, Recognition
+
+    gt = json.loads((SAMPLES / "hand_1.json").read_text())
+    cards = [Card(c["code"], 0.99, [(c["code"], 0.99)], c["quad"], det_score=0.9) for c in gt["cards"]]
+    i = next(k for k, c in enumerate(gt["cards"]) if c["group"] == "hand")
+    true = cards[i].code
+    at = _new()
+    _upload(at, "hand.jpg", (SAMPLES / "hand_1.jpg").read_bytes())
+    full = _total(at)
+    cards[i] = Card("shou", 0.5, [("shou", 0.5), (true, 0.45), ("fu", 0.05)], cards[i].quad, det_score=0.9)
+    monkeypatch.setattr(vision.infer.recognize, "recognize_array",
+                        lambda img, model=None: Recognition(gt["width"], gt["height"], cards))
+    at = _new()
+    _upload(at, "hand.jpg", (SAMPLES / "hand_1.jpg").read_bytes())
+    said = [w.value for w in at.warning if w.value.startswith("请核对：第") and "认作寿" in w.value]
+    assert len(said) == 1 and f"按{NAMES_ZH[true]}" in said[0], [w.value for w in at.warning]
+    assert _total(at) == full

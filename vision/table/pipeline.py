@@ -33,6 +33,7 @@ from vision.table.knobs import TABLE
 from vision.types import Card, Recognition
 
 COPIES = 4  # copies of each of the 30 faces in a deck (RULES.md, the cards' table)
+DECK_KEYS = ("deck_no_extras", "deck_copies", "deck_no_extras_copies")  # the lines deck_readings says of the cards
 
 
 def score_recognition(rec: Recognition, ctx: PhotoContext, repair_on: bool = True) -> PhotoScore:
