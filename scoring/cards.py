@@ -22,6 +22,7 @@ CODES: tuple[str, ...] = tuple(f"{r}{s}" for s in SUITS for r in range(1, 10)) +
 INDEX: dict[str, int] = {c: i for i, c in enumerate(CODES)}
 N_KINDS = len(CODES)  # 35
 N_PLAIN = 30  # kinds of the 120-card deck; the five extras follow
+COPIES = 4  # copies of each plain kind in a deck (RULES.md, the cards' table); one of each extra
 
 NAMES_ZH: dict[str, str] = {f"{r + 1}{s}": f"{RANK_ZH[r]}{SUIT_ZH[s]}" for s in SUITS for r in range(9)}
 NAMES_ZH.update({"qz": "千字", "hh": "红花", "bh": "白花",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .cards import CODES, INDEX, N_KINDS, N_PLAIN, counts_of, format_cards, parse_cards
+from .cards import CODES, COPIES, INDEX, N_KINDS, N_PLAIN, counts_of, format_cards, parse_cards
 from .errors import HandError
 from .hand_file import check_hand
 from .messages import Msg
@@ -153,7 +153,7 @@ def build_hand(
         if not total[k] and not flips[k]:
             continue
         in_play = total[k] + flips[k]
-        limit = 1 if k >= N_PLAIN else 4
+        limit = 1 if k >= N_PLAIN else COPIES
         if k >= N_PLAIN and not extras_ok:
             raise HandError(Msg("extra_not_in_deck", f"The extra card {CODES[k]} is not in the {rs.name} deck "
                                 "(extras are wild in rugao, or 喜儿 with the xi_er option of nantong-single).", code=CODES[k],

@@ -41,11 +41,15 @@ class Card:
         """The Chinese name, with ? when the reading is unsure (below DOUBT): what annotated photos show."""
         return self.name_zh + ("?" if self.confidence < DOUBT else "")
 
+    def p_of(self, code: str) -> float:
+        """The classifier's probability for ``code`` on this card (0 when not among its alternatives)."""
+        return next((p for a, p in self.alternatives if a == code), 0.0)
+
     def read_as(self, code: str, p: float | None = None) -> Card:
         """This card read as ``code`` (with probability ``p``; default its probability among the alternatives, 0 when
         not there): that reading first among its alternatives (what the scoring takes), the others after it in their
         order."""
-        p = next((q for a, q in self.alternatives if a == code), 0.0) if p is None else p
+        p = self.p_of(code) if p is None else p
         return replace(self, code=code, confidence=p,
                        alternatives=[(code, p)] + [(a, q) for a, q in self.alternatives if a != code])
 

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from scoring.cards import EXTRAS
+from scoring.cards import COPIES, EXTRAS
 
 BIG = 1 << 16  # copies without bound
 
@@ -29,7 +29,7 @@ def copies_of(code: str, plain: int, extra: int) -> int:
     return (extra or BIG) if code in EXTRAS else plain
 
 
-def within_deck(probs: np.ndarray, codes: Sequence[str], plain: int = 4, extra: int = 0) -> np.ndarray:
+def within_deck(probs: np.ndarray, codes: Sequence[str], plain: int = COPIES, extra: int = 0) -> np.ndarray:
     """Each card's code index (into ``codes``) read together: the most likely code of each card when no kind is read
     more often than its copies; otherwise the assignment of least −log p in which none is. ``plain`` 0: every card's
     most likely code, always. Cards more than a deck's copies in all keep their own readings."""

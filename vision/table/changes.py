@@ -156,7 +156,7 @@ def doubtful_reading(ps: PhotoScore) -> list[Msg]:
     changed = _code_repairs(ps)
     scored = sorted({*ps.layout.hand, *ps.layout.jiang, *(i for m in ps.layout.melds for i in m)})
     cards = ps.recognition.cards
-    unsure = [i for i in scored if (_p_of(cards[i], changed[i]) if i in changed else cards[i].confidence) < TABLE.doubt_p]
+    unsure = [i for i in scored if (cards[i].p_of(changed[i]) if i in changed else cards[i].confidence) < TABLE.doubt_p]
     if len(unsure) < TABLE.doubtful_cards:
         return []
     nums = ", ".join(str(i + 1) for i in unsure)
@@ -167,11 +167,6 @@ def doubtful_reading(ps: PhotoScore) -> list[Msg]:
 def _code_repairs(ps: PhotoScore) -> dict[int, str]:
     """The code repairs of ``ps``: each repaired card's index and the code it was taken as (no card added or left out)."""
     return {ch.index: ch.new for ch in ps.repair.changes if NOT_A_CARD not in (ch.old, ch.new)}
-
-
-def _p_of(c: Card, code: str) -> float:
-    """The classifier's probability for ``code`` on card ``c`` (0 when not among its alternatives)."""
-    return next((p for a, p in c.alternatives if a == code), 0.0)
 
 
 def _groups_in_hand(ps: PhotoScore, ctx: PhotoContext) -> list[tuple[list[list[int]], PhotoScore]]:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from scoring.cards import CODES, EXTRAS, N_PLAIN
+from scoring.cards import CODES, COPIES, EXTRAS, N_PLAIN
 from scoring.messages import Msg
 from scoring.rulesets import Ruleset, get_ruleset
 from vision.infer.deck_count import within_deck
@@ -32,7 +32,6 @@ from vision.table.hand_score import _rank, score_as_seen
 from vision.table.knobs import TABLE
 from vision.types import Card, Recognition
 
-COPIES = 4  # copies of each of the 30 faces in a deck (RULES.md, the cards' table)
 DECK_KEYS = ("deck_no_extras", "deck_copies", "deck_no_extras_copies")  # the lines deck_readings says of the cards
 
 
