@@ -274,6 +274,11 @@ def test_average_weights_is_the_mean_and_releases(tiny, tmp_path, monkeypatch, c
     key = next(k for k in sa if k.endswith("conv.weight"))
     assert not torch.allclose(sa[key], sb[key])
     assert torch.allclose(mean[key], (sa[key] + sb[key]) / 2, atol=1e-5)
+    # a checkpoint named twice weighs twice (changpai-v29's second classifier: the start 2 : 1 its fine-tune)
+    assert main(["average", "soup21", str(a), str(a), str(b)]) == 0
+    capsys.readouterr()
+    w21 = YOLO(str(tmp_path / "runs" / "soup21" / "weights" / "last.pt")).model.float().state_dict()
+    assert torch.allclose(w21[key], (2 * sa[key] + sb[key]) / 3, atol=1e-5)
     meta = json.loads((tmp_path / "models" / "m" / "model.json").read_text())
     assert (tmp_path / "models" / "m" / "detector.onnx").is_file() and meta["det_imgsz"] == 160
     assert str(a) in meta["detector"]["trained_from"] and str(b) in meta["detector"]["trained_from"]
