@@ -10,7 +10,7 @@ from ..cli import UserError
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("name", help="run name under runs/ for the averaged weights (runs/NAME/weights/last.pt)")
     p.add_argument("weights", nargs="+", help="checkpoints of one architecture (released .pt files, runs/*/weights/last.pt); one named "
-                   "twice counts twice (START START RUN: two parts the start to one of the fine-tune)")
+                   "twice counts twice (START START RUN: the start weighs 2 : 1 against the fine-tune)")
     p.add_argument("--release", metavar="MODEL", help="then export ONNX into models/MODEL (as `changpai train --release`)")
 
 
