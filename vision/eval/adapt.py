@@ -12,12 +12,18 @@ record keeps the plain reading's mean top probability, so a gate (adapt only pho
 be chosen on val scenes from the same report.
 
     python -m vision.eval.adapt data/val40/side_hands --model models/changpai-v28 --alpha 0,0.2,0.3 --json out.json
+    python -m vision.eval.adapt data/val40/side_hands --hands --alpha 0.2 --json out.json
+
+``--hands`` measures it end to end instead (`changpai eval --hands`'s report): the recognizer's ONNX classifier is
+replaced, for the probe only, by the model's PyTorch classifier with mixed BatchNorm, each photo's statistics taken
+from its first batch of crops and kept for its later reads (turned crops, the second look).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -37,14 +43,20 @@ def mixed_bn(net, alpha: float = 0.0) -> list:
         def __init__(self, bn: torch.nn.BatchNorm2d):
             super().__init__()
             self.bn, self.alpha = bn, alpha
+            self.keep, self.kept = False, None  # keep: the first batch's statistics serve the later ones
 
         def forward(self, x):
             bn, a = self.bn, self.alpha
-            mean = bn.running_mean.clone()
-            var = bn.running_var.clone()
-            if a > 0:
-                mean = a * x.mean((0, 2, 3)) + (1 - a) * mean
-                var = a * x.var((0, 2, 3), unbiased=False) + (1 - a) * var
+            if self.kept is not None:
+                mean, var = self.kept
+            else:
+                mean = bn.running_mean.clone()
+                var = bn.running_var.clone()
+                if a > 0:
+                    mean = a * x.mean((0, 2, 3)) + (1 - a) * mean
+                    var = a * x.var((0, 2, 3), unbiased=False) + (1 - a) * var
+                if self.keep:
+                    self.kept = (mean, var)
             shape = (1, -1, 1, 1)
             return (x - mean.view(shape)) / torch.sqrt(var.view(shape) + bn.eps) * bn.weight.view(shape) + bn.bias.view(shape)
 
@@ -110,11 +122,46 @@ def probe(root: str | Path, model: str | Path | None = None, alphas: tuple[float
     return {"model": pt, "scenes": str(root), "cards": cards, "right": right, "per_scene": per_scene}
 
 
+@contextmanager
+def adapted_recognizer(model: str | Path | None, alpha: float):
+    """Within: vision.infer.recognize reads crops with ``model``'s PyTorch classifier under mixed BatchNorm (one
+    set of statistics per photo, from its first batch of crops) instead of its ONNX classifier; restored after."""
+    import torch
+
+    import vision.infer.recognize as rec
+    from vision.infer.model import model_info
+
+    net, names, pt = _classifier(model)
+    if list(model_info(model).names) != names:
+        raise ValueError(f"{pt} names its classes in another order than the model's ONNX classifier.")
+    layers = mixed_bn(net, alpha)
+    for layer in layers:
+        layer.keep = True
+    run, found = rec._classifier_run, rec.recognize_found
+
+    def classifier_run(_session, crops):
+        with torch.no_grad():
+            y = net(torch.from_numpy(_rgb_planes(np.stack(crops))))
+        return (y[0] if isinstance(y, (tuple, list)) else y).numpy()
+
+    def recognize_found(*a, **k):
+        for layer in layers:
+            layer.kept = None  # a new photo: its statistics from its first batch
+        return found(*a, **k)
+
+    rec._classifier_run, rec.recognize_found = classifier_run, recognize_found
+    try:
+        yield names
+    finally:
+        rec._classifier_run, rec.recognize_found = run, found
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m vision.eval.adapt", description=__doc__.split("\n\n")[0])
     ap.add_argument("scenes", help="a `changpai synth` folder (gt/ lists each scene's cards)")
     ap.add_argument("--model", default=None, help="a model folder with classifier.pt, or a checkpoint (default: released)")
     ap.add_argument("--alpha", default="0,0.2,0.3,0.5", help="comma-separated shares of the photo's own statistics")
+    ap.add_argument("--hands", action="store_true", help="end to end over winning hands, at the one --alpha given")
     ap.add_argument("--limit", type=int, default=None)
     ap.add_argument("--json", default=None, help="write the figures and the per-scene records here too")
     a = ap.parse_args(argv)
@@ -126,6 +173,10 @@ def main(argv: list[str] | None = None) -> int:
         ap.exit(2, f"--alpha takes numbers between 0 and 1 separated by commas, not {a.alpha!r}.\n")
     if not all(0 <= x <= 1 for x in alphas):
         ap.exit(2, f"--alpha takes numbers between 0 and 1, not {a.alpha!r}.\n")
+    if a.hands:
+        if len(alphas) != 1:
+            ap.exit(2, "--hands measures one --alpha at a time.\n")
+        return _hands(ap, a, alphas[0])
     if 0.0 not in alphas:
         alphas = (0.0, *alphas)
     try:
@@ -136,6 +187,24 @@ def main(argv: list[str] | None = None) -> int:
         print(f"alpha {float(k):.2f}: {100 * v:6.2f} % of {r['cards']} cards read right")
     if a.json:
         Path(a.json).write_text(json.dumps(r, indent=1))
+    return 0
+
+
+def _hands(ap: argparse.ArgumentParser, a: argparse.Namespace, alpha: float) -> int:
+    from vision.eval.evaluate import evaluate_hands
+
+    if a.model and not Path(a.model).is_dir():
+        ap.exit(2, f"--hands reads with a model folder (classifier.pt beside its ONNX networks), not {a.model}.\n")
+    try:
+        with adapted_recognizer(a.model, alpha):
+            r = evaluate_hands(a.scenes, a.model, a.limit)
+    except (FileNotFoundError, ValueError) as e:
+        ap.exit(2, f"{e}\n")
+    print(f"alpha {alpha:.2f}: {len(r['per_photo'])} hands, right {100 * r['exact_with_repair']:.2f} % with repair, "
+          f"{100 * r['exact_without_repair']:.2f} % without; {r['wrong_total_on_a_win_unflagged']} wrong totals on a "
+          f"legal win without a check: warning; cards read right {100 * r['cards']['classification_accuracy']:.2f} %")
+    if a.json:
+        Path(a.json).write_text(json.dumps(r, indent=1, default=str))
     return 0
 
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import torch
 
-from vision.eval.adapt import main, mixed_bn, probe
+from vision.eval.adapt import adapted_recognizer, main, mixed_bn, probe
 
 
 def _net():
@@ -80,3 +80,42 @@ def test_bad_input_gets_one_sentence(tmp_path, capsys):
     with pytest.raises(SystemExit) as e:
         main([str(tmp_path), "--model", str(tmp_path / "nowhere")])
     assert e.value.code == 2 and "does not exist" in capsys.readouterr().err
+
+
+def test_kept_statistics_serve_the_later_batches():
+    net, x = _net(), torch.randn(6, 3, 8, 8) * 3 + 1
+    layers = mixed_bn(net, alpha=1.0)
+    with torch.no_grad():
+        loose = net(x[:2])  # statistics of these two alone
+        for layer in layers:
+            layer.keep = True
+        whole = net(x)  # the first batch: its statistics are kept
+        later = net(x[:2])
+    assert torch.allclose(later, whole[:2], atol=1e-5)
+    assert not torch.allclose(later, loose, atol=1e-3)
+
+
+def test_the_adapted_recognizer_reads_as_released_at_alpha_zero_and_is_restored():
+    import vision.infer.recognize as rec
+    from vision.infer.model import _sessions, model_info
+
+    info = model_info(None)
+    _, cls = _sessions(str(info.path))
+    rng = np.random.default_rng(3)
+    crops = [rng.integers(0, 255, (128, 128, 3), dtype=np.uint8) for _ in range(3)]
+    onnx = rec._classifier_run(cls, crops)
+    before = rec._classifier_run, rec.recognize_found
+    with adapted_recognizer(None, 0.0):
+        assert rec._classifier_run is not before[0]
+        torch_p = rec._classifier_run(cls, crops)
+    assert (rec._classifier_run, rec.recognize_found) == before
+    assert np.abs(torch_p - onnx).max() < 2e-3
+
+
+def test_hands_take_a_model_folder_and_one_alpha(tmp_path, capsys):
+    with pytest.raises(SystemExit) as e:
+        main([str(_folder(tmp_path)), "--hands", "--alpha", "0.1,0.2"])
+    assert e.value.code == 2 and "one --alpha" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as e:
+        main([str(tmp_path), "--hands", "--alpha", "0.2", "--model", str(tmp_path / "x.pt")])
+    assert e.value.code == 2 and "model folder" in capsys.readouterr().err
