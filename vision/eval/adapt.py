@@ -50,8 +50,7 @@ def mixed_bn(net, alpha: float = 0.0) -> list:
             if self.kept is not None:
                 mean, var = self.kept
             else:
-                mean = bn.running_mean.clone()
-                var = bn.running_var.clone()
+                mean, var = bn.running_mean, bn.running_var
                 if a > 0:
                     mean = a * x.mean((0, 2, 3)) + (1 - a) * mean
                     var = a * x.var((0, 2, 3), unbiased=False) + (1 - a) * var
@@ -88,12 +87,19 @@ def _classifier(model: str | Path | None):
     return net, [net.names[k] for k in range(len(net.names))], str(pt)
 
 
+def _probs(net, crops: list[np.ndarray]) -> np.ndarray:
+    """The PyTorch classifier's class probabilities for folded BGR crops (as the ONNX one takes them)."""
+    import torch
+
+    with torch.no_grad():
+        y = net(torch.from_numpy(_rgb_planes(np.stack(crops))))
+    return (y[0] if isinstance(y, (tuple, list)) else y).numpy()
+
+
 def probe(root: str | Path, model: str | Path | None = None, alphas: tuple[float, ...] = (0.0, 0.2, 0.3, 0.5),
           limit: int | None = None, seed: int = 64, progress: bool = True) -> dict:
     """Cards read right by the classifier alone with each ``alpha``, over the scenes of a `synth` folder and per
     scene (with the plain reading's mean top probability)."""
-    import torch
-
     net, names, pt = _classifier(model)
     layers = mixed_bn(net)
     rng = np.random.default_rng(seed)
@@ -103,14 +109,12 @@ def probe(root: str | Path, model: str | Path | None = None, alphas: tuple[float
         if not cs:
             continue
         crops = [c[2] for c in cs]
-        x = torch.from_numpy(_rgb_planes(np.stack(crops + [swap_ends(c) for c in crops])))
+        both = crops + [swap_ends(c) for c in crops]  # one batch: the photo's statistics over both ways round
         n, row = len(crops), {"scene": p.stem, "cards": len(crops), "right": {}}
         for a in alphas:
             for layer in layers:
                 layer.alpha = a
-            with torch.no_grad():
-                y = net(x)
-            prob = (y[0] if isinstance(y, (tuple, list)) else y).numpy()
+            prob = _probs(net, both)
             logp = (np.log(np.clip(prob[:n], 1e-9, 1.0)) + np.log(np.clip(prob[n:], 1e-9, 1.0))) / 2
             if a == 0:
                 top = np.exp(logp - logp.max(1, keepdims=True))
@@ -126,8 +130,6 @@ def probe(root: str | Path, model: str | Path | None = None, alphas: tuple[float
 def adapted_recognizer(model: str | Path | None, alpha: float):
     """Within: vision.infer.recognize reads crops with ``model``'s PyTorch classifier under mixed BatchNorm (one
     set of statistics per photo, from its first batch of crops) instead of its ONNX classifier; restored after."""
-    import torch
-
     import vision.infer.recognize as rec
     from vision.infer.model import model_info
 
@@ -140,9 +142,7 @@ def adapted_recognizer(model: str | Path | None, alpha: float):
     run, found = rec._classifier_run, rec.recognize_found
 
     def classifier_run(_session, crops):
-        with torch.no_grad():
-            y = net(torch.from_numpy(_rgb_planes(np.stack(crops))))
-        return (y[0] if isinstance(y, (tuple, list)) else y).numpy()
+        return _probs(net, crops)
 
     def recognize_found(*a, **k):
         for layer in layers:

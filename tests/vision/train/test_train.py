@@ -274,7 +274,7 @@ def test_average_weights_is_the_mean_and_releases(tiny, tmp_path, monkeypatch, c
     key = next(k for k in sa if k.endswith("conv.weight"))
     assert not torch.allclose(sa[key], sb[key])
     assert torch.allclose(mean[key], (sa[key] + sb[key]) / 2, atol=1e-5)
-    # a checkpoint named twice weighs twice (changpai-v29's second classifier: the start 2 : 1 its fine-tune)
+    # a checkpoint named twice weighs twice (a start 2 : 1 against its fine-tune, as soup34b in docs/training.md)
     assert main(["average", "soup21", str(a), str(a), str(b)]) == 0
     capsys.readouterr()
     w21 = YOLO(str(tmp_path / "runs" / "soup21" / "weights" / "last.pt")).model.float().state_dict()
