@@ -32,13 +32,14 @@ from scoring.rulesets import EVENTS, OPTION_ZH, OPTIONS, RULESETS, get_ruleset, 
 from scoring.score import TYPE_EN, TYPE_ZH
 from vision.infer.imageio import READ_SIDE, ImageError, read_photo
 from vision.infer.model import ModelError, model_info
-from vision.infer.recognize import recognize_array
+from vision.infer.recognize import recognize_and_again, recognize_array
 from vision.table.changes import RECOUNT_KEYS
 from vision.table.context import NO_CARDS, PhotoContext, PhotoError
 from vision.table.hand_score import layout_from_roles, score_layout
 from vision.table.knobs import TABLE
 from vision.table.layout import split_table
-from vision.table.pipeline import DECK_KEYS, score_recognition
+from vision.table.pipeline import DECK_KEYS
+from vision.table.second_reading import score_read_twice
 from vision.types import Card, Recognition, meld_role, parse_role
 
 MAX_UPLOAD_MB = int(os.environ.get("CHANGPAI_MAX_UPLOAD_MB", "25"))
@@ -141,13 +142,13 @@ def photo_section(data: bytes, lang: str, jiang: list[str], ruleset: str, option
         st.error(say(e, lang))
         return None
     if st.session_state.get("photo_key") != key:
-        rec = recognize_array(img, model_path)
+        rec, again = recognize_and_again(img, model_path)
         st.session_state.photo_key = key
         ctx0 = PhotoContext(ruleset=ruleset, jiang=jiang or None, options=options)
         st.session_state.recount = []
         st.session_state.deck_said = []
         try:
-            ps0 = score_recognition(rec, ctx0)
+            ps0 = score_read_twice(rec, ctx0, again)  # a hand read uncleanly is read again (second_reading)
             rec = ps0.recognition  # with a card the detector half-saw added, or a doubtful box marked ×
             roles = [ps0.role(i) for i in range(len(rec.cards))]
             st.session_state.recount = [w for w in ps0.warnings if getattr(w, "key", None) in RECOUNT_KEYS]

@@ -96,20 +96,20 @@ def build_context(args: argparse.Namespace):
 def run(args: argparse.Namespace) -> int:
     from vision.infer.imageio import ImageError, load_image
     from vision.infer.model import ModelError
-    from vision.infer.recognize import recognize
+    from vision.infer.recognize import recognize_and_again
     from vision.table.context import PhotoError
-    from vision.table.pipeline import score_recognition
+    from vision.table.second_reading import score_read_twice
 
     ctx = build_context(args)
     if args.annotate and Path(args.annotate).suffix.lower() not in ANNOTATE_EXTS:
         raise UserError(f"--annotate {args.annotate}: name a .png or .jpg file (the extension decides the format).")
     try:
-        rec = recognize(args.photo, args.model)  # a large photo is read from a smaller decode
+        rec, again = recognize_and_again(args.photo, args.model)  # a large photo is read from a smaller decode
         img = load_image(args.photo) if args.annotate else None  # drawn on at full size
     except (ImageError, ModelError) as e:
         raise UserError(str(e)) from None
     try:
-        ps = score_recognition(rec, ctx, repair_on=not args.no_repair)
+        ps = score_read_twice(rec, ctx, again, repair_on=not args.no_repair)
     except PhotoError as e:
         if args.annotate:  # what was seen, so the table can tell what is missing
             _write_annotation(args.annotate, img, rec, None, None)

@@ -199,7 +199,7 @@ def test_a_card_added_by_the_one_more_repair_shows_on_the_page(app_env, monkeypa
     at = _new()
     _upload(at, "hand.jpg", (SAMPLES / "hand_1.jpg").read_bytes())
     full = _total(at)  # the real photo, every card seen
-    monkeypatch.setattr(vision.infer.recognize, "recognize_array", lambda img, model=None: rec)
+    monkeypatch.setattr(vision.infer.recognize, "recognize_and_again", lambda img, model=None: (rec, None))
     at = _new()
     _upload(at, "hand.jpg", (SAMPLES / "hand_1.jpg").read_bytes())  # a new session: recognized afresh
     assert len(at.session_state["rows"]) == len(gt["cards"])
@@ -396,8 +396,8 @@ def test_a_card_counted_as_a_face_of_the_rulesets_deck_is_named_on_the_page(app_
     _upload(at, "hand.jpg", (SAMPLES / "hand_1.jpg").read_bytes())
     full = _total(at)
     cards[i] = Card("shou", 0.5, [("shou", 0.5), (true, 0.45), ("fu", 0.05)], cards[i].quad, det_score=0.9)
-    monkeypatch.setattr(vision.infer.recognize, "recognize_array",
-                        lambda img, model=None: Recognition(gt["width"], gt["height"], cards))
+    monkeypatch.setattr(vision.infer.recognize, "recognize_and_again",
+                        lambda img, model=None: (Recognition(gt["width"], gt["height"], cards), None))
     at = _new()
     _upload(at, "hand.jpg", (SAMPLES / "hand_1.jpg").read_bytes())
     said = [w.value for w in at.warning if w.value.startswith("请核对：第") and "认作寿" in w.value]

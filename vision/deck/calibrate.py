@@ -166,6 +166,7 @@ def write_model_folder(out: Path, base: ModelInfo, classifier: Path, faces: list
     meta["absent"] = [c for c in EXTRAS if c not in {code for code, _ in faces}] if no_extras else []
     meta["calibration"] = calibration
     meta.pop("second", None)  # the fitted classifier reads alone: the base's second opinion was not fitted to the deck
+    meta.pop("adapt", None)  # ... and is fitted to the deck: no second reading with the photo's statistics
     (out / "model.json").write_text(json.dumps(meta, indent=1, ensure_ascii=False))
 
 

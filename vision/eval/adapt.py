@@ -11,7 +11,7 @@ no second look) reads the scene's crops with each ``alpha``; ``alpha`` 0 is the 
 record keeps the plain reading's mean top probability, so a gate (adapt only photos the classifier is unsure of) can
 be chosen on val scenes from the same report.
 
-    python -m vision.eval.adapt data/val40/side_hands --model models/changpai-v28 --alpha 0,0.2,0.3 --json out.json
+    python -m vision.eval.adapt data/val40/side_hands --model models/changpai-v29 --alpha 0,0.2,0.3 --json out.json
     python -m vision.eval.adapt data/val40/side_hands --hands --alpha 0.2 --json out.json
 
 ``--hands`` measures it end to end instead (`changpai eval --hands`'s report): the recognizer's ONNX classifier is

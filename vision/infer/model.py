@@ -23,6 +23,7 @@ from vision.resources import data_root
 MODELS_DIR = data_root("models")
 DEFAULT_MODEL = MODELS_DIR / DEFAULT_MODEL_NAME
 SECOND_CLASSIFIER = "classifier_b.onnx"  # a second classifier's opinion of the unsure cards (model.json "second")
+ADAPT_CLASSIFIER = "classifier_adapt.onnx"  # the classifier whose BatchNorm takes the photo's statistics (model.json "adapt")
 
 
 NOT_A_CARD = "none"  # a classifier may have this class for boxes that are not a card face: such boxes are dropped
@@ -107,6 +108,10 @@ class ModelInfo:
     heads: float = 0.0
     head_weight: float = 1.0
     head_legible: float = 0.0  # ... only where the recognizer reads a card's name with this probability or more
+    # a winning hand whose first reading is not a clean win (a repair, a check: warning, no win) is read again with the
+    # photo's own BatchNorm statistics mixed in at this share (ADAPT_CLASSIFIER, vision.infer.adapt; 0: never), and
+    # vision.table.second_reading chooses between the two readings
+    adapt: float = 0.0
     knobs: Knobs = KNOBS
 
     @property
@@ -207,6 +212,11 @@ def _has_its_nets(info: ModelInfo) -> ModelInfo:
                              f"'refine' or 'settle') but has no {REFINE_NET}.", path=str(info.path)))
     if info.refine or info.settle:
         _refine_session(str(info.path))
+    if info.adapt > 0:
+        if not (info.path / ADAPT_CLASSIFIER).is_file():
+            raise ModelError(Msg("model_adapt", f"The model at {info.path} reads a hand again with the photo's own "
+                                 f"statistics (model.json 'adapt') but has no {ADAPT_CLASSIFIER}.", path=str(info.path)))
+        _adapt_session(str(info.path))
     if info.heads > 0:
         from vision.infer import heads
 
@@ -218,7 +228,7 @@ def _has_its_nets(info: ModelInfo) -> ModelInfo:
 
 # thresholds that `changpai eval --set` may change, to measure a candidate without writing a model folder
 SETTINGS = ("conf", "iou", "rescue_conf", "rescue_cls", "zoom", "recover", "prune", "one_way", "refine", "settle", "heads",
-            "head_weight", "head_legible", "temperature")
+            "head_weight", "head_legible", "temperature", "adapt")
 
 
 def with_settings(info: ModelInfo, settings: dict[str, float]) -> ModelInfo:
@@ -280,6 +290,11 @@ def _sessions(path: str):
     if second:
         cls = SecondOpinion(cls, _session(Path(path) / SECOND_CLASSIFIER), float(second["below"]))
     return _session(Path(path) / "detector.onnx"), cls
+
+
+@lru_cache(maxsize=4)
+def _adapt_session(path: str):
+    return _session(Path(path) / ADAPT_CLASSIFIER)
 
 
 @lru_cache(maxsize=4)

@@ -8,6 +8,7 @@ ways round (the classifier's two readings of a card are averaged).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -15,12 +16,22 @@ import cv2
 import numpy as np
 
 from scoring.cards import CODES
+from vision.infer.adapt import PhotoStatistics
 from vision.infer.deck_count import within_deck
 from vision.infer.detect import Found, _rgb_planes, find_boxes
 from vision.infer.geometry import axes, fold, order_long_axis_vertical, quad_iou, rectify, rows_of, swap_ends
 from vision.infer.heads import read_heads
 from vision.infer.imageio import READ_SIDE, read_photo
-from vision.infer.model import NOT_A_CARD, ModelInfo, _prune_net, _recover_session, _refine_session, _sessions, model_info
+from vision.infer.model import (
+    NOT_A_CARD,
+    ModelInfo,
+    _adapt_session,
+    _prune_net,
+    _recover_session,
+    _refine_session,
+    _sessions,
+    model_info,
+)
 from vision.infer.recover import choose, judge, judge_spares, prune, readings, reads_readings
 from vision.infer.refine import lies, moved, refined
 from vision.types import Card, Recognition
@@ -55,12 +66,19 @@ def recognize_array(img: np.ndarray, model: str | Path | ModelInfo | None = None
 
 
 def recognize_found(img: np.ndarray, model: str | Path | ModelInfo | None = None, top_k: int = 5,
-                    timings: dict[str, float] | None = None) -> tuple[Recognition, Found]:
-    """recognize_array, and the detector's boxes the cards were chosen from."""
+                    timings: dict[str, float] | None = None, found: Found | None = None,
+                    adapted: bool = False) -> tuple[Recognition, Found]:
+    """recognize_array, and the detector's boxes the cards were chosen from. ``found``: those boxes already (the
+    detector is not run again); ``adapted``: every crop read by the model's adaptive classifier with the photo's own
+    statistics (vision.infer.adapt; the model's ``adapt`` share, which must be above 0)."""
     info = model if isinstance(model, ModelInfo) else model_info(model)
     det_s, cls_s = _sessions(str(info.path))
+    if adapted:
+        if info.adapt <= 0:
+            raise ValueError(f"The model at {info.path} reads with the photo's own statistics only when its 'adapt' is above 0.")
+        cls_s = PhotoStatistics(_adapt_session(str(info.path)), info.adapt)
     t0 = time.perf_counter()
-    found = find_boxes(det_s, img, info)
+    found = find_boxes(det_s, img, info) if found is None else found
     t1 = time.perf_counter()
     dets, quads, probs, judged, spares = (_settled if info.settle else _kept)(img, found, cls_s, info, top_k)
     t2 = time.perf_counter()
@@ -392,4 +410,32 @@ def recognize(image: str | Path | bytes | np.ndarray, model: str | Path | ModelI
     return rec if scale == 1.0 else rec.scaled(scale)
 
 
-__all__ = ["recognize", "recognize_array", "recognize_found", "read_boxes", "read_crops", "classify", "reading_order"]
+def recognize_and_again(image: str | Path | bytes | np.ndarray, model: str | Path | ModelInfo | None = None,
+                        top_k: int = 5) -> tuple[Recognition, Callable[[], Recognition] | None]:
+    """recognize, and a function that reads the same photo again, at the same detector's boxes, with the photo's own
+    BatchNorm statistics (the model's ``adapt``; None when it is 0): photo → hu calls it for a hand whose first reading
+    is no clean win (vision.table.second_reading)."""
+    t = time.perf_counter()
+    img, scale = (image, 1.0) if isinstance(image, np.ndarray) else read_photo(image, min_side=READ_SIDE)
+    load_ms = round((time.perf_counter() - t) * 1000, 1)
+    info = model if isinstance(model, ModelInfo) else model_info(model)
+    rec, found = recognize_found(img, info, top_k, {"load": load_ms})
+
+    def again() -> Recognition:
+        second, _ = recognize_found(img, info, top_k, found=found, adapted=True)
+        return second if scale == 1.0 else second.scaled(scale)
+
+    return (rec if scale == 1.0 else rec.scaled(scale)), (again if info.adapt > 0 else None)
+
+
+def recognize_adapted(image: str | Path | bytes | np.ndarray, model: str | Path | ModelInfo | None = None,
+                      top_k: int = 5) -> Recognition:
+    """The photo read with its own statistics alone (recognize_and_again's second reading, the detector run too): for a
+    first reading kept from before (`changpai eval --recognitions`)."""
+    img, scale = (image, 1.0) if isinstance(image, np.ndarray) else read_photo(image, min_side=READ_SIDE)
+    rec, _ = recognize_found(img, model, top_k, adapted=True)
+    return rec if scale == 1.0 else rec.scaled(scale)
+
+
+__all__ = ["recognize", "recognize_adapted", "recognize_and_again",
+           "recognize_array", "recognize_found", "read_boxes", "read_crops", "classify", "reading_order"]

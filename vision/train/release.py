@@ -145,9 +145,24 @@ def release(what: str, run_dir: str | Path, name: str, extra: dict[str, Any] | N
         "released": dt.date.today().isoformat(),
     } | ({"confidence_calibration": calib} if calib else {}) | (extra or {})
     meta_p.write_text(json.dumps(meta, indent=1, ensure_ascii=False))
+    if what == "classify" and meta.get("adapt", 0) > 0:  # the base read hands again with the photo's statistics
+        write_adaptive(dest)
     if card:
         write_card(dest, meta)
     return dest
+
+
+def write_adaptive(dest: Path) -> Path:
+    """``dest``'s classifier (its classifier.pt) as the graph that takes the photo's own BatchNorm statistics
+    (vision.train.adapt_export), beside it: what model.json's 'adapt' reads with."""
+    from vision.infer.model import ADAPT_CLASSIFIER
+    from vision.train.adapt_export import export_adaptive
+
+    pt = dest / "classifier.pt"
+    if not pt.is_file():
+        raise FileNotFoundError(f"The model at {dest} has no classifier.pt to write its adaptive classifier from.")
+    meta = json.loads((dest / "model.json").read_text()) if (dest / "model.json").is_file() else {}
+    return export_adaptive(pt, dest / ADAPT_CLASSIFIER, int(meta.get("cls_imgsz", 128)))
 
 
 def release_recover(run_dir: str | Path, base: str | Path, name: str, threshold: float,
@@ -256,15 +271,21 @@ def release_settings(base: str | Path, name: str, settings: dict[str, float], no
     """models/NAME = the model ``base`` with some of its thresholds (recognize.SETTINGS) changed, as `changpai eval --set`
     measured them; its networks unchanged. ValueError for a name that is no setting or NAME being ``base``, ModelError
     when ``base`` is no model or a setting needs a net it lacks."""
-    from vision.infer.model import BOX_NETS, model_info, with_settings
+    from vision.infer.model import ADAPT_CLASSIFIER, BOX_NETS, model_info, with_settings
 
     base = Path(base)
     own = model_info(base)
-    with_settings(own, settings)  # every name a setting, every net it needs there
+    adapt = settings.get("adapt", own.adapt)
+    # every name a setting, every net it needs there (the adaptive classifier is written here when the base has none)
+    with_settings(own, {k: v for k, v in settings.items() if k != "adapt"} if adapt > 0 else settings)
     if not settings:
         raise ValueError("Name a setting to change (--set NAME=VALUE).")
+    if not 0 <= adapt <= 1:
+        raise ValueError(f"'adapt' is the share of the photo's own statistics, between 0 and 1, not {adapt}.")
     dest = _new_name(base, name, "Release the changed settings under a new name: the model measured stays as it is.")
     _copy_base(base, dest, *BOX_NETS)
+    if adapt > 0 and not (dest / ADAPT_CLASSIFIER).is_file():
+        write_adaptive(dest)
     meta = json.loads((base / "model.json").read_text())
     was = {k: getattr(own, k) for k in settings}
     meta.update(settings)
@@ -364,10 +385,11 @@ def _released(dest: Path, meta: dict[str, Any]) -> Path:
 def _copy_base(base: Path, dest: Path, *more: str) -> None:
     """The base model's detector and classifier (ONNX and weights), its refine net if it has one (model.json's 'refine'
     goes with it), and ``more`` of its files, into ``dest``: a release that changes only its box nets."""
-    from vision.infer.model import REFINE_NET, SECOND_CLASSIFIER
+    from vision.infer.model import ADAPT_CLASSIFIER, REFINE_NET, SECOND_CLASSIFIER
 
     dest.mkdir(parents=True, exist_ok=True)
-    for f in ("detector.onnx", "detector.pt", "classifier.onnx", "classifier.pt", REFINE_NET, SECOND_CLASSIFIER, *more):
+    for f in ("detector.onnx", "detector.pt", "classifier.onnx", "classifier.pt", REFINE_NET, SECOND_CLASSIFIER,
+              ADAPT_CLASSIFIER, *more):
         if (base / f).is_file():
             shutil.copy(base / f, dest / f)
 

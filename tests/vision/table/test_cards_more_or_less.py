@@ -141,7 +141,7 @@ def test_score_cli_shows_the_card_added(hand_scenes, tmp_path, monkeypatch, caps
             continue
         rec.spares = [Card(missed.code, 0.9, missed.alternatives, missed.quad, det_score=0.3)]
         break
-    monkeypatch.setattr(vision.infer.recognize, "recognize", lambda img, model=None: rec)
+    monkeypatch.setattr(vision.infer.recognize, "recognize_and_again", lambda img, model=None: (rec, None))
     photo = tmp_path / "p.png"
     Image.new("RGB", (gt["width"], gt["height"]), (90, 120, 90)).save(photo)
     hand = tmp_path / "hand.json"
