@@ -67,10 +67,11 @@ def recognize_array(img: np.ndarray, model: str | Path | ModelInfo | None = None
 
 def recognize_found(img: np.ndarray, model: str | Path | ModelInfo | None = None, top_k: int = 5,
                     timings: dict[str, float] | None = None, found: Found | None = None,
-                    adapted: bool = False) -> tuple[Recognition, Found]:
+                    adapted: bool = False, heads: dict | None = None) -> tuple[Recognition, Found]:
     """recognize_array, and the detector's boxes the cards were chosen from. ``found``: those boxes already (the
     detector is not run again); ``adapted``: every crop read by the model's adaptive classifier with the photo's own
-    statistics (vision.infer.adapt; the model's ``adapt`` share, which must be above 0)."""
+    statistics (vision.infer.adapt; the model's ``adapt`` share, which must be above 0); ``heads``: the heads read of
+    this photo's boxes so far, kept by box (a second reading reads again only the heads of boxes not read yet)."""
     info = model if isinstance(model, ModelInfo) else model_info(model)
     det_s, cls_s = _sessions(str(info.path))
     if adapted:
@@ -84,7 +85,7 @@ def recognize_found(img: np.ndarray, model: str | Path | ModelInfo | None = None
     t2 = time.perf_counter()
     read_heads_of = info.heads > 0 and len(probs) and bool((probs.max(1) < info.heads).any())
     if read_heads_of:
-        probs = _with_heads(img, quads, probs, info)
+        probs = _with_heads(img, quads, probs, info, heads)
     t_heads = time.perf_counter()
     cards = [_card(qo, s, p, info, top_k, r) for (_, s), qo, p, r in zip(dets, quads, probs, judged, strict=True)]
     if info.prune > 0:
@@ -317,14 +318,15 @@ def _judged(img: np.ndarray, spares: list[Card], cards: list[Card], info: ModelI
 
 
 
-def _with_heads(img: np.ndarray, quads: list[np.ndarray], probs: np.ndarray, info: ModelInfo) -> np.ndarray:
+def _with_heads(img: np.ndarray, quads: list[np.ndarray], probs: np.ndarray, info: ModelInfo,
+                memo: dict | None = None) -> np.ndarray:
     """The unsure cards' readings (below ``info.heads``) fused with what their heads spell (vision.infer.heads): the
     product of the classifier's probabilities and the heads' raised to ``info.head_weight``, normalized — for heads
     legible as a card's name (``info.head_legible`` or more likely to spell one); the others keep their reading."""
     unsure = [k for k in range(len(probs)) if probs[k].max() < info.heads]
     if not unsure:
         return probs
-    spelled, legible = read_heads(img, [quads[k] for k in unsure])
+    spelled, legible = _heads_read(img, [quads[k] for k in unsure], memo)
     keep = legible >= info.head_legible
     unsure = [k for k, ok in zip(unsure, keep, strict=True) if ok]
     if not unsure:
@@ -335,6 +337,18 @@ def _with_heads(img: np.ndarray, quads: list[np.ndarray], probs: np.ndarray, inf
     out = probs.copy()
     out[unsure] = np.exp(fused) / np.exp(fused).sum(1, keepdims=True)
     return out
+
+
+def _heads_read(img: np.ndarray, quads: list[np.ndarray], memo: dict | None) -> tuple[np.ndarray, np.ndarray]:
+    """read_heads of ``quads``, those in ``memo`` (by box) taken from it and the others read in one batch and kept."""
+    if memo is None:
+        return read_heads(img, quads)
+    new = [q for q in quads if q.tobytes() not in memo]
+    if new:
+        for q, sp, le in zip(new, *read_heads(img, new), strict=True):
+            memo[q.tobytes()] = (sp, le)
+    got = [memo[q.tobytes()] for q in quads]
+    return np.stack([g[0] for g in got]), np.array([g[1] for g in got], np.float32)
 
 
 def _card(quad: np.ndarray, det_score: float, p: np.ndarray, info: ModelInfo, top_k: int, recovered: float = 0.0) -> Card:
@@ -419,10 +433,11 @@ def recognize_and_again(image: str | Path | bytes | np.ndarray, model: str | Pat
     img, scale = (image, 1.0) if isinstance(image, np.ndarray) else read_photo(image, min_side=READ_SIDE)
     load_ms = round((time.perf_counter() - t) * 1000, 1)
     info = model if isinstance(model, ModelInfo) else model_info(model)
-    rec, found = recognize_found(img, info, top_k, {"load": load_ms})
+    heads: dict = {}
+    rec, found = recognize_found(img, info, top_k, {"load": load_ms}, heads=heads)
 
     def again() -> Recognition:
-        second, _ = recognize_found(img, info, top_k, found=found, adapted=True)
+        second, _ = recognize_found(img, info, top_k, found=found, adapted=True, heads=heads)
         return second if scale == 1.0 else second.scaled(scale)
 
     return (rec if scale == 1.0 else rec.scaled(scale)), (again if info.adapt > 0 else None)

@@ -16,7 +16,8 @@ from tests.conftest import SAMPLES
 
 @pytest.fixture(scope="module")
 def adaptive(tmp_path_factory):
-    """A release of the default model with 'adapt' 0.2 (its adaptive classifier written from classifier.pt)."""
+    """The default model reading every photo once, and its release with 'adapt' 0.2 (the adaptive classifier written
+    from classifier.pt)."""
     import vision.train.release as release
     from app.cli import main
 
@@ -24,7 +25,9 @@ def adaptive(tmp_path_factory):
         pytest.skip("no released model with its PyTorch classifier")
     tmp = tmp_path_factory.mktemp("adapt")
     base = tmp / "base"
-    shutil.copytree(M.DEFAULT_MODEL, base, ignore=shutil.ignore_patterns("detector.pt"))
+    shutil.copytree(M.DEFAULT_MODEL, base, ignore=shutil.ignore_patterns("detector.pt", M.ADAPT_CLASSIFIER))
+    meta = json.loads((base / "model.json").read_text())
+    (base / "model.json").write_text(json.dumps(meta | {"adapt": 0.0}))  # a base that reads every photo once
     mp = pytest.MonkeyPatch()
     mp.setattr(release, "MODELS_DIR", tmp / "models")
     try:
@@ -98,3 +101,24 @@ def test_a_model_that_adapts_without_its_classifier_or_with_a_share_that_is_none
     assert "between 0 and 1" in capsys.readouterr().err and not (tmp_path / "models" / "x").exists()
     meta = json.loads((dest / "model.json").read_text())
     assert meta["adapt"] == 0.2 and "adapt 0.2" in meta["version_note"]
+
+
+def test_a_second_reading_reads_only_the_heads_of_boxes_not_read_yet(monkeypatch):
+    import vision.infer.recognize as R
+
+    asked = []
+
+    def read_heads(img, quads):
+        asked.append(len(quads))
+        return np.stack([np.full(35, q[0, 0], np.float32) for q in quads]), np.array([q[0, 1] for q in quads], np.float32)
+
+    monkeypatch.setattr(R, "read_heads", read_heads)
+    quads = [np.full((4, 2), k, np.float32) for k in range(4)]
+    memo: dict = {}
+    first = R._heads_read(None, quads[:3], memo)
+    again = R._heads_read(None, [quads[3], quads[1]], memo)
+    assert asked == [3, 1]  # one batch each time, the box read before not read again
+    assert np.array_equal(again[0][:, 0], [3.0, 1.0]) and np.array_equal(again[1], [3.0, 1.0])
+    assert np.array_equal(first[0][:, 0], [0.0, 1.0, 2.0])
+    R._heads_read(None, quads[:2], None)
+    assert asked == [3, 1, 2]  # no memo: read as before
