@@ -27,10 +27,10 @@ def sample_scenes() -> list[Path]:
 def model_variant(dest: Path, copy: bool = False, **settings) -> Path:
     """A model folder at ``dest``: the released model's networks (linked, or copied with ``copy``) and its
     model.json with ``settings`` changed, to run the released networks under other thresholds."""
-    from vision.infer.model import BOX_NETS
+    from vision.infer.model import ADAPT_CLASSIFIER, BOX_NETS
 
     dest.mkdir(parents=True)
-    for f in ("detector.onnx", "classifier.onnx", *BOX_NETS):
+    for f in ("detector.onnx", "classifier.onnx", ADAPT_CLASSIFIER, *BOX_NETS):
         if (MODEL / f).is_file():
             shutil.copy(MODEL / f, dest / f) if copy else (dest / f).symlink_to(MODEL / f)
     (dest / "model.json").write_text(json.dumps(json.loads((MODEL / "model.json").read_text()) | settings))

@@ -181,3 +181,17 @@ def read_heads(image: np.ndarray, quads: list[np.ndarray], form: str = "rot",
         legible[k] = np.exp(min(best, 0.0))
     out -= np.logaddexp.reduce(out, axis=1, keepdims=True)
     return out.astype(np.float32), legible
+
+
+def read_heads_kept(img: np.ndarray, quads: list[np.ndarray], memo: dict | None) -> tuple[np.ndarray, np.ndarray]:
+    """read_heads of ``quads``, those in ``memo`` (by box) taken from it and the others read in one batch and kept in it
+    (a photo read twice reads each box's heads once; None: read_heads). A head's reading depends a little on its batch:
+    the recognizer pads the batch to its widest."""
+    if memo is None:
+        return read_heads(img, quads)
+    new = [q for q in quads if q.tobytes() not in memo]
+    if new:
+        for q, sp, le in zip(new, *read_heads(img, new), strict=True):
+            memo[q.tobytes()] = (sp, le)
+    got = [memo[q.tobytes()] for q in quads]
+    return np.stack([g[0] for g in got]), np.array([g[1] for g in got], np.float32)

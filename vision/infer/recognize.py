@@ -20,7 +20,7 @@ from vision.infer.adapt import PhotoStatistics
 from vision.infer.deck_count import within_deck
 from vision.infer.detect import Found, _rgb_planes, find_boxes
 from vision.infer.geometry import axes, fold, order_long_axis_vertical, quad_iou, rectify, rows_of, swap_ends
-from vision.infer.heads import read_heads
+from vision.infer.heads import read_heads_kept
 from vision.infer.imageio import READ_SIDE, read_photo
 from vision.infer.model import (
     NOT_A_CARD,
@@ -134,8 +134,6 @@ def _kept(img: np.ndarray, found: Found, cls_s, info: ModelInfo,
     if info.refine:
         probs = _read_refined(img, quads, probs, cls_s, info)
     return dets, quads, probs, [0.0] * len(keep) + judged, spares
-
-
 
 
 def _settled(img: np.ndarray, found: Found, cls_s, info: ModelInfo,
@@ -317,7 +315,6 @@ def _judged(img: np.ndarray, spares: list[Card], cards: list[Card], info: ModelI
     return [replace(c, judged=float(pk)) for c, pk in zip(spares, p, strict=True)]
 
 
-
 def _with_heads(img: np.ndarray, quads: list[np.ndarray], probs: np.ndarray, info: ModelInfo,
                 memo: dict | None = None) -> np.ndarray:
     """The unsure cards' readings (below ``info.heads``) fused with what their heads spell (vision.infer.heads): the
@@ -326,7 +323,7 @@ def _with_heads(img: np.ndarray, quads: list[np.ndarray], probs: np.ndarray, inf
     unsure = [k for k in range(len(probs)) if probs[k].max() < info.heads]
     if not unsure:
         return probs
-    spelled, legible = _heads_read(img, [quads[k] for k in unsure], memo)
+    spelled, legible = read_heads_kept(img, [quads[k] for k in unsure], memo)
     keep = legible >= info.head_legible
     unsure = [k for k, ok in zip(unsure, keep, strict=True) if ok]
     if not unsure:
@@ -337,18 +334,6 @@ def _with_heads(img: np.ndarray, quads: list[np.ndarray], probs: np.ndarray, inf
     out = probs.copy()
     out[unsure] = np.exp(fused) / np.exp(fused).sum(1, keepdims=True)
     return out
-
-
-def _heads_read(img: np.ndarray, quads: list[np.ndarray], memo: dict | None) -> tuple[np.ndarray, np.ndarray]:
-    """read_heads of ``quads``, those in ``memo`` (by box) taken from it and the others read in one batch and kept."""
-    if memo is None:
-        return read_heads(img, quads)
-    new = [q for q in quads if q.tobytes() not in memo]
-    if new:
-        for q, sp, le in zip(new, *read_heads(img, new), strict=True):
-            memo[q.tobytes()] = (sp, le)
-    got = [memo[q.tobytes()] for q in quads]
-    return np.stack([g[0] for g in got]), np.array([g[1] for g in got], np.float32)
 
 
 def _card(quad: np.ndarray, det_score: float, p: np.ndarray, info: ModelInfo, top_k: int, recovered: float = 0.0) -> Card:
@@ -366,8 +351,6 @@ def _within_deck(cards: list[Card], probs: np.ndarray, info: ModelInfo) -> list[
     codes = within_deck(probs, info.codes, info.knobs.deck_copies, info.knobs.extra_copies)
     return [c if info.codes[j] == c.code else c.read_as(info.codes[j], float(probs[i, j]))
             for i, (c, j) in enumerate(zip(cards, codes, strict=True))]
-
-
 
 
 def faces_only(probs: np.ndarray, info: ModelInfo) -> tuple[np.ndarray, np.ndarray]:

@@ -78,6 +78,7 @@ def test_heads_of_a_deck_style_never_trained_on_are_read():
 
 
 def test_only_unsure_cards_are_fused_with_their_heads(monkeypatch):
+    import vision.infer.heads as H
     import vision.infer.recognize as R
     from vision.infer.model import model_info
 
@@ -95,7 +96,7 @@ def test_only_unsure_cards_are_fused_with_their_heads(monkeypatch):
         out[:, CODES.index("5b")] = np.log(0.99)
         return out, np.full(len(quads), 0.9, np.float32)
 
-    monkeypatch.setattr(R, "read_heads", fake)
+    monkeypatch.setattr(H, "read_heads", fake)
     quads = [np.float32([[0, 0], [10, 0], [10, 50], [0, 50]])] * 2
     out = R._with_heads(np.zeros((60, 20, 3), np.uint8), quads, probs, info)
     assert read == [1] and np.array_equal(out[0], probs[0])

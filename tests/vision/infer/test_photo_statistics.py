@@ -104,7 +104,7 @@ def test_a_model_that_adapts_without_its_classifier_or_with_a_share_that_is_none
 
 
 def test_a_second_reading_reads_only_the_heads_of_boxes_not_read_yet(monkeypatch):
-    import vision.infer.recognize as R
+    import vision.infer.heads as H
 
     asked = []
 
@@ -112,13 +112,13 @@ def test_a_second_reading_reads_only_the_heads_of_boxes_not_read_yet(monkeypatch
         asked.append(len(quads))
         return np.stack([np.full(35, q[0, 0], np.float32) for q in quads]), np.array([q[0, 1] for q in quads], np.float32)
 
-    monkeypatch.setattr(R, "read_heads", read_heads)
+    monkeypatch.setattr(H, "read_heads", read_heads)
     quads = [np.full((4, 2), k, np.float32) for k in range(4)]
     memo: dict = {}
-    first = R._heads_read(None, quads[:3], memo)
-    again = R._heads_read(None, [quads[3], quads[1]], memo)
+    first = H.read_heads_kept(None, quads[:3], memo)
+    again = H.read_heads_kept(None, [quads[3], quads[1]], memo)
     assert asked == [3, 1]  # one batch each time, the box read before not read again
     assert np.array_equal(again[0][:, 0], [3.0, 1.0]) and np.array_equal(again[1], [3.0, 1.0])
     assert np.array_equal(first[0][:, 0], [0.0, 1.0, 2.0])
-    R._heads_read(None, quads[:2], None)
+    H.read_heads_kept(None, quads[:2], None)
     assert asked == [3, 1, 2]  # no memo: read as before

@@ -321,7 +321,7 @@ def test_zoom_finds_small_cards_in_a_large_photo(tmp_path):
             shutil.copy(DEFAULT_MODEL / f, d / f)
         # the recover net off (recovering and pruning): it finds the missing card here too, and this is about the zoom alone
         meta = json.loads((DEFAULT_MODEL / "model.json").read_text()) | {"zoom": zoom, "recover": 2.0, "prune": 0.0, "refine": 0.0,
-                                                                            "settle": 0.0}
+                                                                            "settle": 0.0, "adapt": 0.0}
         (d / "model.json").write_text(json.dumps(meta))
         found[zoom] = recognize_array(canvas, d).cards
     zoomed = found[1.4]

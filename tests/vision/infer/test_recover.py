@@ -141,7 +141,8 @@ def test_train_recover_collects_trains_and_releases(tmp_path, monkeypatch, capsy
     bare.mkdir()
     for f in ("detector.onnx", "classifier.onnx"):
         (bare / f).symlink_to(dest / f)
-    (bare / "model.json").write_text(json.dumps({k: v for k, v in meta.items() if k not in ("recover", "prune", "refine", "settle")}))
+    no_nets = ("recover", "prune", "refine", "settle", "adapt")
+    (bare / "model.json").write_text(json.dumps({k: v for k, v in meta.items() if k not in no_nets}))
     capsys.readouterr()
     assert main(args[:-6] + ["--model", str(bare), "--release", "m3", "--keep-prune-net"]) != 0
     assert "no recover net to keep" in capsys.readouterr().err and not (tmp_path / "models" / "m3").exists()
@@ -162,7 +163,7 @@ def test_a_prune_net_prunes_and_judges_the_spares(tmp_path):
     from vision.infer.recognize import recognize
 
     info = model_info(None)
-    for f in ("detector.onnx", "classifier.onnx", "recover.onnx"):
+    for f in ("detector.onnx", "classifier.onnx", "recover.onnx", "classifier_adapt.onnx"):
         (tmp_path / f).symlink_to(info.path / f)
     (tmp_path / "prune.onnx").write_bytes(b"not a network")
     meta = json.loads((info.path / "model.json").read_text())
