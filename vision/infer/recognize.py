@@ -396,15 +396,24 @@ def reading_order(cards: list[Card]) -> list[Card]:
     return [cards[k] for row in rows for k in row]
 
 
+def _loaded(image: str | Path | bytes | np.ndarray) -> tuple[np.ndarray, float, float]:
+    """The photo as recognition reads it (a large JPEG from a smaller decode, imageio.READ_SIDE), the scale back to its
+    own pixels, and the ms it took."""
+    t = time.perf_counter()
+    img, scale = (image, 1.0) if isinstance(image, np.ndarray) else read_photo(image, min_side=READ_SIDE)
+    return img, scale, round((time.perf_counter() - t) * 1000, 1)
+
+
+def _in_photo(rec: Recognition, scale: float) -> Recognition:
+    return rec if scale == 1.0 else rec.scaled(scale)
+
+
 def recognize(image: str | Path | bytes | np.ndarray, model: str | Path | ModelInfo | None = None,
               top_k: int = 5) -> Recognition:
     """Recognize every card in a photo (a path, the file's bytes, or a BGR array). A large JPEG is read from a
     smaller decode (imageio.READ_SIDE); the cards' corners are given in the photo's own pixels all the same."""
-    t = time.perf_counter()
-    img, scale = (image, 1.0) if isinstance(image, np.ndarray) else read_photo(image, min_side=READ_SIDE)
-    load_ms = round((time.perf_counter() - t) * 1000, 1)
-    rec = recognize_array(img, model, top_k, {"load": load_ms})
-    return rec if scale == 1.0 else rec.scaled(scale)
+    img, scale, load_ms = _loaded(image)
+    return _in_photo(recognize_array(img, model, top_k, {"load": load_ms}), scale)
 
 
 def recognize_and_again(image: str | Path | bytes | np.ndarray, model: str | Path | ModelInfo | None = None,
@@ -412,27 +421,23 @@ def recognize_and_again(image: str | Path | bytes | np.ndarray, model: str | Pat
     """recognize, and a function that reads the same photo again, at the same detector's boxes, with the photo's own
     BatchNorm statistics (the model's ``adapt``; None when it is 0): photo → hu calls it for a hand whose first reading
     is no clean win (vision.table.second_reading)."""
-    t = time.perf_counter()
-    img, scale = (image, 1.0) if isinstance(image, np.ndarray) else read_photo(image, min_side=READ_SIDE)
-    load_ms = round((time.perf_counter() - t) * 1000, 1)
+    img, scale, load_ms = _loaded(image)
     info = model if isinstance(model, ModelInfo) else model_info(model)
     heads: dict = {}
     rec, found = recognize_found(img, info, top_k, {"load": load_ms}, heads=heads)
 
     def again() -> Recognition:
-        second, _ = recognize_found(img, info, top_k, found=found, adapted=True, heads=heads)
-        return second if scale == 1.0 else second.scaled(scale)
+        return _in_photo(recognize_found(img, info, top_k, found=found, adapted=True, heads=heads)[0], scale)
 
-    return (rec if scale == 1.0 else rec.scaled(scale)), (again if info.adapt > 0 else None)
+    return _in_photo(rec, scale), (again if info.adapt > 0 else None)
 
 
 def recognize_adapted(image: str | Path | bytes | np.ndarray, model: str | Path | ModelInfo | None = None,
                       top_k: int = 5) -> Recognition:
     """The photo read with its own statistics alone (recognize_and_again's second reading, the detector run too): for a
     first reading kept from before (`changpai eval --recognitions`)."""
-    img, scale = (image, 1.0) if isinstance(image, np.ndarray) else read_photo(image, min_side=READ_SIDE)
-    rec, _ = recognize_found(img, model, top_k, adapted=True)
-    return rec if scale == 1.0 else rec.scaled(scale)
+    img, scale, _ = _loaded(image)
+    return _in_photo(recognize_found(img, model, top_k, adapted=True)[0], scale)
 
 
 __all__ = ["recognize", "recognize_adapted", "recognize_and_again",
