@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 
@@ -16,7 +15,6 @@ from scoring.cards import CODES, COPIES, EXTRAS, N_PLAIN
 from scoring.messages import Msg
 from scoring.rulesets import Ruleset, get_ruleset
 from vision.infer.deck_count import within_deck
-from vision.infer.recognize import recognize_and_again
 from vision.table.changes import (
     OTHER_READING,
     RECOUNT,
@@ -137,12 +135,3 @@ def _within_copies(cards: list[Card], said: list[Msg]) -> list[Card]:
                               p_old=v["p_old"], p_new=p_new, ruleset=v["ruleset"], copies=COPIES, face=c.code)
     return out
 
-
-def score_photo(image: str | Path | bytes | np.ndarray, ctx: PhotoContext, model: str | Path | None = None,
-                repair_on: bool = True) -> PhotoScore:
-    """Photo → hu: the photo recognized and scored, read again with its own statistics when the model says so and
-    the first reading is no clean win (vision.table.second_reading)."""
-    from vision.table.second_reading import score_read_twice
-
-    rec, again = recognize_and_again(image, model)
-    return score_read_twice(rec, ctx, again, repair_on)

@@ -15,8 +15,12 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
 
 from scoring.messages import Msg
+from vision.infer.recognize import recognize_and_again
 from vision.table.changes import OTHER_READING
 from vision.table.context import PhotoContext, PhotoError, PhotoScore
 from vision.table.pipeline import score_recognition
@@ -82,3 +86,11 @@ def score_read_twice(rec: Recognition, ctx: PhotoContext, again: Callable[[], Re
                                    "another legal win one change away; read again they give this total: look at the cards "
                                    "read with little certainty"))
     return chosen
+
+
+def score_photo(image: str | Path | bytes | np.ndarray, ctx: PhotoContext, model: str | Path | None = None,
+                repair_on: bool = True) -> PhotoScore:
+    """Photo → hu in one call: the photo recognized and scored, read again with its own statistics when the model
+    says so and the first reading is no clean win."""
+    rec, again = recognize_and_again(image, model)
+    return score_read_twice(rec, ctx, again, repair_on)

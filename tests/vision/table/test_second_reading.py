@@ -3,6 +3,7 @@ table is told when the two readings give other totals."""
 
 import pytest
 
+from tests.conftest import SAMPLES, requires_model
 from tests.vision.table.photo_helpers import _ctx, _recognition_from_gt, _sure
 from vision.table.context import PhotoError
 from vision.table.second_reading import clean, score_read_twice
@@ -70,3 +71,15 @@ def test_no_second_reading_without_repairs_or_for_a_hand_not_claimed_a_win(hand_
     ctx = _ctx(gt)
     ctx.is_win = False
     assert score_read_twice(first, ctx, _never).recognition is first
+
+
+@requires_model
+def test_score_photo_reads_a_sample_hand_to_its_total():
+    """The one-call form (photo file → PhotoScore) the CLI's and page's steps make, on a sample photo."""
+    import json
+
+    from vision.table.second_reading import score_photo
+
+    gt = json.loads((SAMPLES / "hand_1.json").read_text())
+    ps = score_photo(SAMPLES / "hand_1.jpg", _ctx(gt))
+    assert ps.result is not None and ps.result.is_win and ps.result.total == gt["expected_total"]
