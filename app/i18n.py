@@ -26,7 +26,7 @@ def t(key: str, lang: str = "zh", **kw: object) -> str:
 
 
 CODE_KEYS = ("code", "old", "new", "head", "face")  # message values that are one card code
-CODES_KEYS = ("codes", "apart", "given")  # ... a list of codes
+CODES_KEYS = ("codes", "apart", "given", "here", "there")  # ... a list of codes ("-" when empty)
 
 
 def _value(key: str, v: Any, lang: str) -> Any:
@@ -41,7 +41,7 @@ def _value(key: str, v: Any, lang: str) -> Any:
     if key in CODE_KEYS:
         return name(v)
     if key in CODES_KEYS:
-        return sep.join(name(c) for c in v)
+        return sep.join(name(c) for c in v) or "-"
     if key == "boxes" and lang != "zh":
         return boxes_en(v)
     if key == "boxes":  # [code, reading's probability or None, detector score]

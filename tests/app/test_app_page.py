@@ -403,3 +403,34 @@ def test_a_card_counted_as_a_face_of_the_rulesets_deck_is_named_on_the_page(app_
     said = [w.value for w in at.warning if w.value.startswith("请核对：第") and "认作寿" in w.value]
     assert len(said) == 1 and f"按{NAMES_ZH[true]}" in said[0], [w.value for w in at.warning]
     assert _total(at) == full
+
+
+def test_a_second_reading_that_gives_another_total_says_so_on_the_page(app_env, monkeypatch):
+    """A first reading that is no win (a hand card misread, nothing to mend it) and a second that is the true hand:
+    the page shows the second's total and, as the CLI does, the check naming what the first reading gave."""
+    import vision.infer.recognize
+    from vision.types import Card, Recognition
+
+    gt = json.loads((SAMPLES / "hand_1.json").read_text())
+
+    def reading():
+        return [Card(c["code"], 0.99, [(c["code"], 0.99)], c["quad"], det_score=0.9) for c in gt["cards"]]
+
+    first = reading()
+    i = next(k for k, c in enumerate(gt["cards"]) if c["group"] == "hand")
+    wrong = "qz" if first[i].code != "qz" else "hh"
+    first[i] = Card(wrong, 0.95, [(wrong, 0.95)], first[i].quad, det_score=0.9)
+    at = _new()
+    _upload(at, "hand.jpg", (SAMPLES / "hand_1.jpg").read_bytes())
+    full = _total(at)
+    again = Recognition(gt["width"], gt["height"], reading())
+    monkeypatch.setattr(vision.infer.recognize, "recognize_and_again",
+                        lambda img, model=None: (Recognition(gt["width"], gt["height"], first), lambda: again))
+    at = _new()
+    _upload(at, "hand.jpg", (SAMPLES / "hand_1.jpg").read_bytes())
+    assert _total(at) == full
+    said = [w.value for w in at.warning if w.value.startswith("请核对：按第一次识别")]
+    assert len(said) == 1, [w.value for w in at.warning]
+    from scoring.cards import NAMES_ZH
+
+    assert f"第一次识别为{NAMES_ZH[wrong]}" in said[0]  # the cards by their names, as the page's other lines say them

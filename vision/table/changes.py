@@ -263,7 +263,8 @@ RECOUNT = "repaired (cards more or less):"  # how those repairs are reported
 # the keys of the messages about cards added or left out and other readings (the page shows them once scored)
 RECOUNT_KEYS = ("recount_added", "recount_left_out", "check_doubtful", "check_with", "check_without", "check_read_as",
                 "check_group", "check_row",
-                "check_row_in_hand", "check_group_in_hand", "check_groups", "check_groups_in_hand")
+                "check_row_in_hand", "check_group_in_hand", "check_groups", "check_groups_in_hand",
+                "check_as_first_read", "check_read_again", "check_first_doubted")  # the last: vision.table.second_reading
 
 
 @dataclass(frozen=True)

@@ -72,14 +72,14 @@ def score_read_twice(rec: Recognition, ctx: PhotoContext, again: Callable[[], Re
         return chosen
     mine, theirs = chosen.result.total, other.result.total  # type: ignore[union-attr]
     if mine != theirs or chosen.result.is_win != other.result.is_win:  # type: ignore[union-attr]
-        here, there = _codes(chosen) - _codes(other), _codes(other) - _codes(chosen)
-        a, b = " ".join(sorted(here.elements())) or "-", " ".join(sorted(there.elements())) or "-"
+        here, there = sorted((_codes(chosen) - _codes(other)).elements()), sorted((_codes(other) - _codes(chosen)).elements())
+        a, b = " ".join(here) or "-", " ".join(there) or "-"
         if chosen is second:
             key, said = "check_as_first_read", "as first read"
         else:
             key, said = "check_read_again", "read again with this photo's own ink and paper"
         chosen.warnings.append(Msg(key, f"{OTHER_READING} {said}, the cards give {theirs} 胡, with {b} where this "
-                                   f"reading has {a}: look at those cards", total=theirs, here=a, there=b))
+                                   f"reading has {a}: look at those cards", total=theirs, here=here, there=there))
     elif chosen is second and not any(str(w).startswith(OTHER_READING) for w in chosen.warnings) and \
             any(str(w).startswith(OTHER_READING) for w in other.warnings):
         chosen.warnings.append(Msg("check_first_doubted", f"{OTHER_READING} as first read, this photo's cards left "
