@@ -30,6 +30,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="as `changpai calibrate --detector-minutes` (with --fit full)")
     p.add_argument("--least-show", type=float, help="the test photos' stairs and fans as tight as this share of a card's "
                    "width showing (as `changpai synth --least-show`; default the loose layouts)")
+    p.add_argument("--rulesets", help="the test hands drawn among these rulesets, comma-separated (as `changpai synth "
+                   "--rulesets`; rugao and nantong-single+xi_er hold extras, which a photo of 30 faces leaves out); "
+                   "default nantong-double and nantong-single")
     p.add_argument("--json", metavar="OUT", help="also write the report to this JSON file")
 
 
@@ -43,8 +46,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         check_detector_minutes(args.fit, args.detector_minutes)  # before the test photos are rendered
         r = measure(args.work, args.base, args.n, args.seed, args.scenes, args.epochs, args.minutes, args.family, args.fit,
-                    args.least_show, args.detector_minutes)
-    except (CalibrationError, ModelError, SynthError) as e:
+                    args.least_show, args.detector_minutes,
+                    tuple(r.strip() for r in (args.rulesets or "").split(",") if r.strip()))
+    except (CalibrationError, ModelError, SynthError) as e:  # an unknown ruleset included
         raise UserError(str(e)) from None
     for k in ("before", "after"):
         v = r[k]

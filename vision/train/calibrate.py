@@ -150,10 +150,12 @@ def _fill_missing_classes(data: Path) -> None:
 
 def measure(work: str | Path, base: str | Path | None = None, n_test: int = 60, seed: int = 9005, scenes: int | None = None,
             epochs: int = 4, minutes: float = CALIBRATION_MINUTES, family: str = "holdout", fit: str = "fast",
-            least_show: float | None = None, detector_minutes: float = 0.0) -> dict[str, Any]:
+            least_show: float | None = None, detector_minutes: float = 0.0,
+            rulesets: tuple[str, ...] = ()) -> dict[str, Any]:
     """Before/after figures on one deck the base model never saw (``family``: the held-out style, or a deck
-    family, vision.synth.decks): one calibration photo, a test set of that deck's winning hands, read card by card
-    and scored photo → total (the issue's hands figure)."""
+    family, vision.synth.decks): one calibration photo, a test set of that deck's winning hands (drawn among
+    ``rulesets``: rugao's and 喜儿's hold the extras a photo of 30 faces leaves out), read card by card and scored
+    photo → total (the issue's hands figure)."""
     import random
 
     from vision.eval.evaluate import evaluate, evaluate_hands
@@ -173,8 +175,8 @@ def measure(work: str | Path, base: str | Path | None = None, n_test: int = 60, 
         cv2.imwrite(str(true_faces / code / "face.png"), src.face(code)[0])
     test = work / "test"
     shutil.rmtree(test, ignore_errors=True)  # synth keeps the photos already there: another seed's deck would stay
-    synth_run(Job(str(test), "hands", seed, n_test, ("holdout",), str(true_faces), 0.0, 1280, 960, least_show=least_show),
-              workers=2, force=True, progress=False)
+    synth_run(Job(str(test), "hands", seed, n_test, ("holdout",), str(true_faces), 0.0, 1280, 960, least_show=least_show,
+                  rulesets=rulesets), workers=2, force=True, progress=False)
     photo, _ = render_calibration_photo(style, seed)
     photo_path = work / "calibration_photo.jpg"
     cv2.imwrite(str(photo_path), photo, [cv2.IMWRITE_JPEG_QUALITY, 92])
@@ -188,6 +190,7 @@ def measure(work: str | Path, base: str | Path | None = None, n_test: int = 60, 
     after = evaluate(test, work / "model", progress=False)
     hands_after = evaluate_hands(test, work / "model", progress=False)
     return {"test_images": n_test, "style": family, "seed": seed, "fit": fit, "least_show": least_show,
+            "rulesets": list(rulesets),
             "detector_minutes": detector_minutes, "calibration_minutes": round(took, 2),
             "before": _figures(before) | {"hands": _hand_figures(hands_before)},
             "after": _figures(after) | {"hands": _hand_figures(hands_after)}, "calibration": cal}

@@ -79,9 +79,9 @@ def test_eval_calibration_passes_scenes_epochs_and_minutes_on(tmp_path, monkeypa
 
     seen = {}
 
-    def fake_measure(work, base, n, seed, scenes, epochs, minutes, family, fit, least_show, detector_minutes):
+    def fake_measure(work, base, n, seed, scenes, epochs, minutes, family, fit, least_show, detector_minutes, rulesets):
         seen.update(work=work, n=n, seed=seed, scenes=scenes, epochs=epochs, minutes=minutes, family=family, fit=fit,
-                    least_show=least_show, detector_minutes=detector_minutes)
+                    least_show=least_show, detector_minutes=detector_minutes, rulesets=rulesets)
         fig = {"precision": 1.0, "recall": 0.99, "classification_accuracy": 0.98, "whole_photo_exact": 0.5,
                "hands": {"photos": 5, "exact_with_repair": 0.8, "exact_without_repair": 0.6, "wrong_total_on_a_win": 1,
                          "wrong_total_on_a_win_unflagged": 0}}
@@ -91,9 +91,10 @@ def test_eval_calibration_passes_scenes_epochs_and_minutes_on(tmp_path, monkeypa
     out = tmp_path / "r.json"
     assert main(["eval-calibration", "--work", str(tmp_path), "--n", "5", "--scenes", "40", "--epochs", "1",
                  "--minutes", "7.5", "--family", "boxed", "--fit", "full", "--least-show", "0.3", "--detector-minutes", "2",
-                 "--json", str(out)]) == 0
+                 "--rulesets", "rugao, nantong-single+xi_er", "--json", str(out)]) == 0
     assert seen == {"work": str(tmp_path), "n": 5, "seed": 9005, "scenes": 40, "epochs": 1, "minutes": 7.5,
-                    "family": "boxed", "fit": "full", "least_show": 0.3, "detector_minutes": 2.0}
+                    "family": "boxed", "fit": "full", "least_show": 0.3, "detector_minutes": 2.0,
+                    "rulesets": ("rugao", "nantong-single+xi_er")}
     said = capsys.readouterr().out
     assert "card accuracy 98.00 %" in said and "1.0 min (1 of 1 epochs)" in said and "(full fit)" in said
     assert "photo → total right 80.0 % with repair, 60.0 % without, of 5 winning hands; 1 wrong totals" in said
@@ -109,6 +110,14 @@ def test_detector_minutes_with_the_fast_fit_is_one_sentence(tmp_path, capsys, co
     assert main([command, *args, "--detector-minutes", "2", "--yes" if command == "calibrate" else "--n=1"]) == 2
     err = capsys.readouterr().err
     assert "--fit full" in err and "Traceback" not in err and not (tmp_path / "m").exists() and not (tmp_path / "test").exists()
+
+
+def test_eval_calibration_refuses_an_unknown_ruleset_in_one_sentence(tmp_path, capsys):
+    from app.cli import main
+
+    assert main(["eval-calibration", "--work", str(tmp_path), "--n", "1", "--rulesets", "rugao,nowhere"]) == 2
+    err = capsys.readouterr().err
+    assert "Unknown ruleset 'nowhere'" in err and "Traceback" not in err and not (tmp_path / "model").exists()
 
 
 def test_eval_calibration_refuses_a_least_show_no_stair_can_have(tmp_path, capsys):
