@@ -175,6 +175,17 @@ def format_errors(e: dict[str, int]) -> str:
             f"{e['missed_spare_right']} of them read right), {e['extra']} extra")
 
 
+AGAIN = "#again"  # a kept recognitions file's key for a photo's second reading: the image's, and this
+
+
+def _kept(again, made: dict, key: str):
+    """``again`` (a photo's second reading, made only when asked for) that also keeps what it reads in ``made``."""
+    def read():
+        made[key] = again()
+        return made[key]
+    return read
+
+
 def evaluate_hands(root: str | Path, model: str | Path | ModelInfo | None = None, limit: int | None = None, progress: bool = True,
                    jiang_from_photo: bool = True, recognitions: str | Path | None = None,
                    split: str | None = None, truth: bool = False) -> dict[str, Any]:
@@ -182,7 +193,8 @@ def evaluate_hands(root: str | Path, model: str | Path | ModelInfo | None = None
     exactly right, without and with repair, and photo-to-total latency. The context a photo cannot show
     comes from each photo's hand file, as `changpai score --context` would take it.
 
-    ``recognitions``: a file keeping each photo's recognition. When it exists they are read from it instead
+    ``recognitions``: a file keeping each photo's recognition (and its second reading where one was made). When it
+    exists they are read from it instead
     of recognized again (the photo → hu steps after recognition are measured in seconds; the latency is
     then that of those steps alone); otherwise it is written. ``truth``: each photo's true cards instead of a
     recognition (truth_recognition): what the arrangement and the scoring alone get right."""
@@ -221,11 +233,13 @@ def evaluate_hands(root: str | Path, model: str | Path | ModelInfo | None = None
             rec = truth_recognition(gt)
         elif reuse is not None and gt["image"] in reuse:
             rec = reuse[gt["image"]]
-            if info.adapt > 0:  # kept recognitions are first readings: the second one is made from the photo
-                again = partial(recognize_adapted, root / gt["image"], info)
+            if info.adapt > 0:  # the second reading kept with it, else made from the photo (and kept)
+                again = partial(reuse.get, gt["image"] + AGAIN) if gt["image"] + AGAIN in reuse else \
+                    _kept(partial(recognize_adapted, root / gt["image"], info), made, gt["image"] + AGAIN)
         else:
             rec, again = recognize_and_again(root / gt["image"], info)
             made[gt["image"]] = rec
+            again = _kept(again, made, gt["image"] + AGAIN) if again is not None else None
             for k, ms in rec.timings_ms.items():
                 stages.setdefault(k, []).append(ms)
         t_score = time.perf_counter()

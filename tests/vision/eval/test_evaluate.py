@@ -136,6 +136,41 @@ def test_eval_hands_keeps_and_reuses_the_recognitions(tmp_path, capsys, monkeypa
 
 
 @requires_model
+def test_kept_recognitions_keep_the_second_reading_too(tmp_path, monkeypatch):
+    """A photo read uncleanly is read again; with --recognitions that second reading is kept beside the first, so a
+    run reusing the file reads neither again."""
+    import vision.eval.evaluate as E
+    from vision.eval.recognitions import truth_recognition
+    from vision.types import Card
+
+    d = _render(tmp_path / "hands", "hands", 1, (1280, 960))
+    gt = json.loads(next((d / "gt").glob("*.json")).read_text())
+    first = truth_recognition(gt)
+    i = next(k for k, c in enumerate(gt["cards"]) if c["group"] == "hand")
+    wrong = "qz" if first.cards[i].code != "qz" else "hh"
+    first.cards[i] = Card(wrong, 0.95, [(wrong, 0.95)], first.cards[i].quad, det_score=1.0)
+    asked = []
+
+    def again():
+        asked.append(1)
+        return truth_recognition(gt)
+
+    monkeypatch.setattr(E, "recognize_and_again", lambda path, info: (first, again))
+    keep = tmp_path / "recs.json"
+    made = E.evaluate_hands(d, recognitions=keep, progress=False)
+    assert asked == [1] and made["exact_with_repair"] == 1.0
+    assert set(json.loads(keep.read_text())["recognitions"]) == {gt["image"], gt["image"] + E.AGAIN}
+
+    def never(*a, **k):
+        raise AssertionError("read again from the photo")
+
+    monkeypatch.setattr(E, "recognize_and_again", never)
+    monkeypatch.setattr(E, "recognize_adapted", never)
+    reused = E.evaluate_hands(d, recognitions=keep, progress=False)
+    assert reused["per_photo"][0]["with_repair"] == made["per_photo"][0]["with_repair"] == gt["expected_total"]
+
+
+@requires_model
 def test_kept_recognitions_follow_the_thresholds_values_not_how_they_were_set(tmp_path, capsys, monkeypatch):
     """Recognitions made with `--set recover=0.5` are reused once model.json itself says 0.5 (same folder, same
     thresholds), and refused under any other value, as is a file from before the values were kept."""
