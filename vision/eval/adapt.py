@@ -8,12 +8,12 @@ training, no labels, one pass over the photo's crops (both ways round, as one ba
 classifier alone: each labelled card of a rendered scene is cut at a box with the detector's errors
 (geometry.jitter_quad, as vision.eval.occlusion cuts them) and read by the adaptive classifier the recognizer runs
 (classifier_adapt.onnx through vision.infer.adapt.PhotoStatistics; no heads, no second look) with each ``alpha``;
-``alpha`` 0 is the classifier as released. A model folder without that graph, or a training checkpoint, is exported
-to it first (vision.train.adapt_export; needs the train extra). Each scene's record keeps the plain reading's mean
-top probability, so a gate (adapt only photos the classifier is unsure of) can be chosen on val scenes from the same
-report.
+``alpha`` 0 is the classifier as released. A training run's classifier is measured from a model folder released with
+it (`changpai release BASE --name NAME --classifier runs/RUN --set adapt=0.2` writes its graph). Each scene's record
+keeps the plain reading's mean top probability, so a gate (adapt only photos the classifier is unsure of) can be
+chosen on val scenes from the same report.
 
-    python -m vision.eval.adapt data/val40/side_hands --model models/changpai-v29 --alpha 0,0.2,0.3 --json out.json
+    python -m vision.eval.adapt data/val40/side_hands --model models/changpai-v30 --alpha 0,0.2,0.3 --json out.json
 
 End to end, a model folder's hands are read with any share by `changpai eval DIR --hands --set adapt=A`.
 """
@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -33,24 +32,20 @@ from vision.infer.detect import _rgb_planes
 from vision.infer.geometry import swap_ends
 
 
-def adaptive_session(model: str | Path | None, work: str | Path):
-    """An onnxruntime session of the adaptive classifier of ``model`` (a model folder, by default the released one, or
-    a classifier checkpoint .pt, exported into ``work``) and the names of its classes."""
+def adaptive_session(model: str | Path | None):
+    """An onnxruntime session of the adaptive classifier of the model folder ``model`` (by default the released one)
+    and the names of its classes."""
     import onnxruntime as ort
 
     from vision.infer.model import ADAPT_CLASSIFIER, model_info
 
     p = Path(model) if model else model_info(None).path
-    graph = p / ADAPT_CLASSIFIER if p.is_dir() else None
-    if graph is None or not graph.is_file():
-        pt = p / "classifier.pt" if p.is_dir() else p
-        if not pt.is_file():
-            raise FileNotFoundError(f"{pt} does not exist: the probe needs the model's {ADAPT_CLASSIFIER} or its "
-                                    "classifier's PyTorch weights.")
-        from vision.train.adapt_export import export_adaptive
-
-        graph = export_adaptive(pt, Path(work) / ADAPT_CLASSIFIER)
-    names = list(model_info(p if p.is_dir() else None).names)
+    graph = p / ADAPT_CLASSIFIER
+    if not graph.is_file():
+        raise FileNotFoundError(f"{graph} does not exist: the probe reads a model folder's {ADAPT_CLASSIFIER}; a "
+                                "classifier of a training run gets one with `changpai release BASE --name NAME "
+                                "--classifier runs/RUN --set adapt=0.2`.")
+    names = list(model_info(p).names)
     so = ort.SessionOptions()
     so.log_severity_level = 3
     return ort.InferenceSession(str(graph), so, providers=["CPUExecutionProvider"]), names, str(graph)
@@ -62,25 +57,24 @@ def probe(root: str | Path, model: str | Path | None = None, alphas: tuple[float
     scene (with the plain reading's mean top probability)."""
     from vision.infer.adapt import PhotoStatistics
 
-    with tempfile.TemporaryDirectory() as work:
-        session, names, graph = adaptive_session(model, work)
-        rng = np.random.default_rng(seed)
-        per_scene = []
-        for p, gt, img, _ in _scenes(Path(root), limit, VAL_EVERY, "read crops", progress):
-            cs = scene_cuts(gt, img, rng)
-            if not cs:
-                continue
-            crops = [c[2] for c in cs]
-            x = _rgb_planes(np.stack(crops + [swap_ends(c) for c in crops]))  # one batch: both ways round
-            n, row = len(crops), {"scene": p.stem, "cards": len(crops), "right": {}}
-            for a in alphas:
-                prob = PhotoStatistics(session, a).run(None, {"images": x})[0]
-                logp = (np.log(np.clip(prob[:n], 1e-9, 1.0)) + np.log(np.clip(prob[n:], 1e-9, 1.0))) / 2
-                if a == 0:
-                    top = np.exp(logp - logp.max(1, keepdims=True))
-                    row["plain_top"] = round(float((1 / top.sum(1)).mean()), 4)
-                row["right"][str(a)] = int(sum(names[int(k)] == c[0] for k, c in zip(logp.argmax(1), cs, strict=True)))
-            per_scene.append(row)
+    session, names, graph = adaptive_session(model)
+    rng = np.random.default_rng(seed)
+    per_scene = []
+    for p, gt, img, _ in _scenes(Path(root), limit, VAL_EVERY, "read crops", progress):
+        cs = scene_cuts(gt, img, rng)
+        if not cs:
+            continue
+        crops = [c[2] for c in cs]
+        x = _rgb_planes(np.stack(crops + [swap_ends(c) for c in crops]))  # one batch: both ways round
+        n, row = len(crops), {"scene": p.stem, "cards": len(crops), "right": {}}
+        for a in alphas:
+            prob = PhotoStatistics(session, a).run(None, {"images": x})[0]
+            logp = (np.log(np.clip(prob[:n], 1e-9, 1.0)) + np.log(np.clip(prob[n:], 1e-9, 1.0))) / 2
+            if a == 0:
+                top = np.exp(logp - logp.max(1, keepdims=True))
+                row["plain_top"] = round(float((1 / top.sum(1)).mean()), 4)
+            row["right"][str(a)] = int(sum(names[int(k)] == c[0] for k, c in zip(logp.argmax(1), cs, strict=True)))
+        per_scene.append(row)
     cards = sum(r["cards"] for r in per_scene)
     right = {str(a): sum(r["right"][str(a)] for r in per_scene) / max(cards, 1) for a in alphas}
     return {"model": graph, "scenes": str(root), "cards": cards, "right": right, "per_scene": per_scene}
@@ -89,8 +83,7 @@ def probe(root: str | Path, model: str | Path | None = None, alphas: tuple[float
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m vision.eval.adapt", description=__doc__.split("\n\n")[0])
     ap.add_argument("scenes", help="a `changpai synth` folder (gt/ lists each scene's cards)")
-    ap.add_argument("--model", default=None, help="a model folder (its classifier_adapt.onnx, or its classifier.pt "
-                    "exported), or a classifier checkpoint .pt (default: the released model)")
+    ap.add_argument("--model", default=None, help="a model folder with classifier_adapt.onnx (default: the released model)")
     ap.add_argument("--alpha", default="0,0.2,0.3,0.5", help="comma-separated shares of the photo's own statistics")
     ap.add_argument("--limit", type=int, default=None)
     ap.add_argument("--json", default=None, help="write the figures and the per-scene records here too")
