@@ -1,6 +1,6 @@
 """changpai.vision — card detection and classification, synthetic data, training, labelling."""
 
-DEFAULT_MODEL_NAME = "changpai-v29"  # the released model under models/, used when no --model is given
+DEFAULT_MODEL_NAME = "changpai-v30"  # the released model under models/, used when no --model is given
 # `changpai calibrate`: scenes of card crops rendered from a deck's faces (half as many hands are mined);
 # chosen on seed 9005's held-out deck (160 vs 320 scenes: commit e450be6)
 CALIBRATION_SCENES = 320

@@ -8,7 +8,7 @@ cuts it and once with the parts the cards pasted over it cover (the renderer's p
 jittered as well) painted grey, and both are read by a model's classifier alone (no heads, no second look), counted
 by the share of the card showing. ``mine`` cuts both kinds of crops from scenes, to train a classifier on them.
 
-    python -m vision.eval.occlusion eval data/val40/side_hands --model models/changpai-v29
+    python -m vision.eval.occlusion eval data/val40/side_hands --model models/changpai-v30
     python -m vision.eval.occlusion mine data/zo/hands data/zo/mask
 """
 
