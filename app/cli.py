@@ -88,5 +88,10 @@ class UserError(Exception):
     """A problem with what the user asked for, said in one sentence."""
 
 
+def comma_list(text: str | None) -> tuple[str, ...]:
+    """An option's comma-separated names (styles, rulesets, tables …), blanks dropped; none for no text."""
+    return tuple(s.strip() for s in (text or "").split(",") if s.strip())
+
+
 if __name__ == "__main__":
     sys.exit(main())

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from vision import CALIBRATION_MINUTES, CALIBRATION_SCENES, DEFAULT_MODEL_NAME, FAST_SCENES
 
-from ..cli import UserError
+from ..cli import UserError, comma_list
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -46,8 +46,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         check_detector_minutes(args.fit, args.detector_minutes)  # before the test photos are rendered
         r = measure(args.work, args.base, args.n, args.seed, args.scenes, args.epochs, args.minutes, args.family, args.fit,
-                    args.least_show, args.detector_minutes,
-                    tuple(r.strip() for r in (args.rulesets or "").split(",") if r.strip()))
+                    args.least_show, args.detector_minutes, comma_list(args.rulesets))
     except (CalibrationError, ModelError, SynthError) as e:  # an unknown ruleset included
         raise UserError(str(e)) from None
     for k in ("before", "after"):

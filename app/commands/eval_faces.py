@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from ..cli import UserError
+from ..cli import UserError, comma_list
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -26,7 +26,7 @@ def run(args: argparse.Namespace) -> int:
     if args.seeds < 1:
         raise UserError("--seeds must be at least 1.")
     try:
-        r = measure_faces(tuple(f.strip() for f in args.families.split(",") if f.strip()), range(args.seeds), args.model,
+        r = measure_faces(comma_list(args.families), range(args.seeds), args.model,
                           not args.finder_only)
     except (ValueError, ModelError) as e:
         raise UserError(str(e)) from None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..cli import UserError
+from ..cli import UserError, comma_list
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -25,7 +25,7 @@ def run(args: argparse.Namespace) -> int:
     if args.others < 0:
         raise UserError("--others cannot be negative.")
     try:
-        n = make_mix(args.out, tuple(args.hands), args.val, tuple(s.strip() for s in args.layouts.split(",") if s.strip()),
+        n = make_mix(args.out, tuple(args.hands), args.val, comma_list(args.layouts),
                      args.others, tuple(args.detect), args.seed)
     except MixError as e:
         raise UserError(str(e)) from None

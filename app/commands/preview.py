@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..cli import UserError
+from ..cli import UserError, comma_list
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -21,7 +21,7 @@ def run(args: argparse.Namespace) -> int:
     from vision.synth.decks import ALL_FAMILIES as FAMILIES
     from vision.synth.preview import write_previews
 
-    styles = [s.strip() for s in args.styles.split(",") if s.strip()]
+    styles = list(comma_list(args.styles))
     bad = [s for s in styles if s not in FAMILIES]
     if bad:
         raise UserError(f"Unknown style {bad[0]!r}; styles are {', '.join(FAMILIES)}.")

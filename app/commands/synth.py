@@ -6,7 +6,7 @@ import argparse
 import os
 import time
 
-from ..cli import UserError
+from ..cli import UserError, comma_list
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -56,12 +56,11 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("--workers must be at least 1.")
     if not 0 <= args.val_frac < 1:
         raise UserError("--val-frac must be at least 0 and below 1 (every n-th photo goes to val, at most every second).")
-    styles = tuple(s.strip() for s in args.styles.split(",") if s.strip())
-    rulesets = tuple(r.strip() for r in (args.rulesets or "").split(",") if r.strip())
+    styles = comma_list(args.styles)
+    rulesets = comma_list(args.rulesets)
     from vision.synth.tables import ALL_TABLES
 
-    tables = ALL_TABLES if (args.tables or "").strip() == "all" else tuple(
-        t.strip() for t in (args.tables or "").split(",") if t.strip())
+    tables = ALL_TABLES if (args.tables or "").strip() == "all" else comma_list(args.tables)
     job = Job(args.out, args.kind, args.seed, args.n, styles, args.faces, args.val_frac, w, h, rulesets=rulesets,
               tables=tables, least_show=args.least_show, turn=args.turn, named_ways=args.named_ways,
               extras_weight=args.extras_weight)

@@ -7,7 +7,7 @@ import os
 import time
 from pathlib import Path
 
-from ..cli import UserError
+from ..cli import UserError, comma_list
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -132,7 +132,7 @@ def _parse_repeat(text: str) -> dict[str, int]:
         codes, _, times = part.partition("=")
         if not times.strip().isdigit() or int(times) < 1:
             raise UserError(f"--repeat takes CODES=N, e.g. fu,lu,shou,xi,cai=4, not {part!r}.")
-        for c in filter(None, (c.strip() for c in codes.split(","))):
+        for c in comma_list(codes):
             if c not in CODES:
                 raise UserError(f"--repeat: {c!r} is not a card code.")
             out[c] = int(times)
